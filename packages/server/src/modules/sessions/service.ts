@@ -1,0 +1,86 @@
+// Sessions and the license pool. Each valid session holds one license; a new session of the same
+// account takes over the old one's license at once. Acquisition runs under a lock on the pool so
+// that, on either dialect and across processes, the pool is never over-committed.
+import type { AppContext } from '../../platform/context.ts'
+import { lockResource } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
+import * as repo from './repository.ts'
+
+export interface CreatedSession {
+  sessionId: string
+  token: string
+  expiresAt: number
+}
+
+export async function createSession(ctx: AppContext, accountId: string): Promise<CreatedSession> {
+  const { db, config } = ctx
+  const sessionId = await db.kysely.transaction().execute(async (tx) => {
+    await lockResource(db, tx, 'tessera.licenses')
+    const now = Date.now()
+    await repo.supersedeValidSessions(tx, accountId, now)
+    const inUse = await repo.countValidSessions(tx, now)
+    if (inUse >= config.licenses) {
+      // Rolling back keeps the account's previous session (and its license) as it was.
+      throw new AppError('NO_LICENSE_AVAILABLE', `All ${config.licenses} license tokens are in use.`)
+    }
+    const id = newId(now)
+    await repo.insertSession(tx, {
+      id,
+      account_id: accountId,
+      created_at: now,
+      expires_at: now + config.sessionTtlMs,
+      ends_at: null,
+      superseded_at: null,
+    })
+    return id
+  })
+  const token = await ctx.tokens.signSessionToken(sessionId, accountId)
+  return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs }
+}
+
+/** Keep-alive: the session stays valid for another TTL (never past a scheduled deletion). */
+export async function keepAlive(ctx: AppContext, sessionId: string): Promise<number> {
+  const now = Date.now()
+  const expiresAt = now + ctx.config.sessionTtlMs
+  if (!(await repo.extendSession(ctx.db.kysely, sessionId, expiresAt, now))) {
+    throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
+  }
+  const row = await repo.findSession(ctx.db.kysely, sessionId)
+  return row?.ends_at != null ? Math.min(row.ends_at, expiresAt) : expiresAt
+}
+
+/** Delete: effective after TESSERA_SESSION_DELETE_DELAY; returns when. */
+export async function deleteSession(ctx: AppContext, sessionId: string): Promise<number> {
+  const now = Date.now()
+  if (!(await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now + ctx.config.sessionDeleteDelayMs, now))) {
+    throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
+  }
+  const row = await repo.findSession(ctx.db.kysely, sessionId)
+  return row?.ends_at ?? now
+}
+
+export interface LicenseUsage {
+  total: number
+  inUse: number
+  sessions: Array<{ username: string; created: string; validUntil: string }>
+}
+
+export async function licenseUsage(ctx: AppContext): Promise<LicenseUsage> {
+  const now = Date.now()
+  const rows = await repo.listValidSessions(ctx.db.kysely, now)
+  return {
+    total: ctx.config.licenses,
+    inUse: rows.length,
+    sessions: rows.map((r) => ({
+      username: r.username,
+      created: new Date(r.created_at).toISOString(),
+      validUntil: new Date(r.ends_at != null ? Math.min(r.ends_at, r.expires_at) : r.expires_at).toISOString(),
+    })),
+  }
+}
+
+/** Removes rows that have been invalid for a week (they hold no license; kept a while for audit). */
+export async function pruneSessions(ctx: AppContext): Promise<void> {
+  await repo.deleteSessionsInvalidBefore(ctx.db.kysely, Date.now() - 7 * 86_400_000)
+}

@@ -1,0 +1,142 @@
+// Storage kernel: one Kysely instance over better-sqlite3 (embedded default) or pg (scale-out).
+// Dialect differences live here and nowhere else.
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type Transaction,
+} from 'kysely'
+import pg from 'pg'
+import { migrations } from './migrations.ts'
+import type { Database } from './schema.ts'
+
+export type { Database } from './schema.ts'
+export type Dialect = 'sqlite' | 'postgres'
+export type Tx = Transaction<Database>
+export type Executor = Kysely<Database> | Tx
+
+export interface Db {
+  kysely: Kysely<Database>
+  dialect: Dialect
+  /** Where the data lives, for logs and `/readyz` (never contains a password). */
+  description: string
+  close(): Promise<void>
+}
+
+export interface DbOptions {
+  /** postgres:// URL, or undefined for SQLite under `dataDir`. */
+  databaseUrl: string | undefined
+  dataDir: string
+  /** PostgreSQL schema to use (created if missing); tests use one per run. */
+  pgSchema?: string
+  pgPoolSize?: number
+}
+
+// SQLite: every write transaction starts IMMEDIATE so that a second process (the CLI beside a
+// running server) waits on busy_timeout instead of failing with SQLITE_BUSY at upgrade time.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0]
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config)
+    this.#config = config
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.#config)
+  }
+}
+
+// pg returns int8 as strings; every bigint here is a millisecond timestamp or a byte count, which
+// fit in a double.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+}
+
+export async function openDatabase(options: DbOptions): Promise<Db> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options)
+  mkdirSync(options.dataDir, { recursive: true })
+  const file = path.join(options.dataDir, 'tessera.db')
+  const database = new SqliteDatabase(file)
+  database.pragma('journal_mode = WAL')
+  database.pragma('synchronous = NORMAL')
+  database.pragma('busy_timeout = 5000')
+  database.pragma('foreign_keys = ON')
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) })
+  return { kysely, dialect: 'sqlite', description: `sqlite:${file}`, close: () => kysely.destroy() }
+}
+
+async function openPostgres(url: string, options: DbOptions): Promise<Db> {
+  const schema = options.pgSchema
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`)
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query(`create schema if not exists ${schema}`)
+    } finally {
+      await admin.end()
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  })
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const safe = new URL(url)
+  safe.password = ''
+  return {
+    kysely,
+    dialect: 'postgres',
+    description: `${safe.toString()}${schema ? ` (schema ${schema})` : ''}`,
+    close: () => kysely.destroy(),
+  }
+}
+
+class StaticMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations
+  }
+}
+
+/** Brings the schema up to date; safe to run from several processes at once. */
+export async function migrate(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider: new StaticMigrations() })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/**
+ * Serializes writers of one named resource (e.g. the license pool) across every process sharing
+ * the database. PostgreSQL: a transaction-scoped advisory lock. SQLite: the IMMEDIATE transaction
+ * already holds the single write lock.
+ */
+export async function lockResource(db: Db, tx: Tx, name: string): Promise<void> {
+  if (db.dialect === 'postgres') {
+    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx)
+  }
+}
+
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely)
+}

@@ -1,0 +1,66 @@
+// One registry of errors: every error the API can answer has a stable code, a status and a safe
+// title. Responses are RFC 9457 problem documents (`application/problem+json`).
+
+export const ERRORS = {
+  VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
+  MALFORMED_JSON: { status: 400, title: 'Bad Request' },
+  AMBIGUOUS_CREDENTIALS: { status: 400, title: 'Bad Request' },
+  BAD_REQUEST: { status: 400, title: 'Bad Request' },
+  WEAK_SECRET: { status: 400, title: 'Bad Request' },
+  INVALID_CREDENTIALS: { status: 401, title: 'Unauthorized' },
+  AUTH_TOKEN_MISSING: { status: 401, title: 'Unauthorized' },
+  AUTH_TOKEN_INVALID: { status: 401, title: 'Unauthorized' },
+  AUTH_TOKEN_EXPIRED: { status: 401, title: 'Unauthorized' },
+  ACCOUNT_DISABLED: { status: 401, title: 'Unauthorized' },
+  SESSION_MISSING: { status: 401, title: 'Unauthorized' },
+  SESSION_INVALID: { status: 401, title: 'Unauthorized' },
+  SESSION_EXPIRED: { status: 401, title: 'Unauthorized' },
+  SESSION_SUPERSEDED: { status: 401, title: 'Unauthorized' },
+  SESSION_DELETED: { status: 401, title: 'Unauthorized' },
+  NO_LICENSE_AVAILABLE: { status: 402, title: 'Payment Required' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not Found' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'Not Found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
+  CONFLICT: { status: 409, title: 'Conflict' },
+  NOT_READY: { status: 409, title: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too Many Requests' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal Server Error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+export interface Problem {
+  success: false
+  status: number
+  title: string
+  detail: string
+  code: ErrorCode
+}
+
+/** An expected error: its `detail` is safe to show to the caller. */
+export class AppError extends Error {
+  override name = 'AppError'
+  readonly code: ErrorCode
+  readonly status: number
+  /** Extra response headers (e.g. `Retry-After`). */
+  readonly headers: Record<string, string>
+
+  constructor(code: ErrorCode, detail: string, headers: Record<string, string> = {}) {
+    super(detail)
+    this.code = code
+    this.status = ERRORS[code].status
+    this.headers = headers
+  }
+
+  toProblem(): Problem {
+    return { success: false, status: this.status, title: ERRORS[this.code].title, detail: this.message, code: this.code }
+  }
+}
+
+export function problem(code: ErrorCode, detail: string): Problem {
+  return new AppError(code, detail).toProblem()
+}

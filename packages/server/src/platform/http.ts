@@ -1,0 +1,101 @@
+// HTTP kernel: problem documents for every error (from the one registry), the JSON body parser,
+// and the default error responses every route declares in its schema (and so in OpenAPI).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import sjson from 'secure-json-parse'
+import { Type } from 'typebox'
+import { AppError, ERRORS, type ErrorCode, problem } from './errors.ts'
+
+export const ProblemSchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    status: Type.Integer(),
+    title: Type.String(),
+    detail: Type.String(),
+    code: Type.Union(
+      (Object.keys(ERRORS) as ErrorCode[]).map((code) => Type.Literal(code)),
+      { description: 'Stable error code; see the API description for each.' },
+    ),
+  },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem document' },
+)
+
+const PROBLEM_REF = Type.Ref('Problem')
+
+function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+  return reply.status(error.status).type('application/problem+json').send(error.toProblem())
+}
+
+// Fastify's own errors for bad input, mapped to our codes. Their messages are safe to show.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_ASYNC_CONSTRAINT: 'BAD_REQUEST',
+}
+
+export function toAppError(error: FastifyError | Error): AppError | null {
+  if (error instanceof AppError) return error
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) {
+    const where = fastifyError.validationContext ?? 'request'
+    return new AppError('VALIDATION_FAILED', `${where}: ${fastifyError.message}`)
+  }
+  const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined
+  if (mapped) return new AppError(mapped, fastifyError.message)
+  const status = fastifyError.statusCode
+  if (status && status >= 400 && status < 500) {
+    const code = (Object.keys(ERRORS) as ErrorCode[]).find((c) => ERRORS[c].status === status) ?? 'BAD_REQUEST'
+    return new AppError(code, fastifyError.message)
+  }
+  return null
+}
+
+export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: number }): void {
+  app.addSchema(ProblemSchema)
+
+  // Every route answers errors as problem documents; declaring it here puts it in OpenAPI.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide) return
+    route.schema ??= {}
+    const response = (route.schema.response ?? {}) as Record<string, unknown>
+    response['4xx'] ??= PROBLEM_REF
+    response['5xx'] ??= PROBLEM_REF
+    route.schema.response = response
+  })
+
+  // An empty body with Content-Type: application/json is "no body" (the spec's session call sends
+  // exactly that); malformed JSON is a 400, prototype-poisoning keys are refused.
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: options.bodyLimit },
+    (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8')
+      if (text.trim() === '') return done(null, undefined)
+      try {
+        done(null, sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }))
+      } catch {
+        done(new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'))
+      }
+    },
+  )
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = toAppError(error)
+    if (known) return sendProblem(reply, known)
+    request.log.error({ err: error }, 'unhandled error')
+    return sendProblem(reply, new AppError('INTERNAL_ERROR', 'An unexpected error occurred.'))
+  })
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  )
+}
+
+export { problem }

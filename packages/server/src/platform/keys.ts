@@ -1,0 +1,55 @@
+// The instance's RS256 key pair: loaded from TESSERA_JWT_PRIVATE_KEY_FILE or generated once in the
+// data dir (mode 0600). Whoever holds the private key can mint tokens for any account (the spec's
+// single sign-on), so it is never logged and only its PUBLIC half leaves this module (JWKS).
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose'
+
+export interface InstanceKeys {
+  privateKey: KeyObject
+  publicKey: KeyObject
+  kid: string
+  jwks: { keys: JWK[] }
+  /** PEM of the public key, for `tessera keys show`. */
+  publicPem: string
+}
+
+export const GENERATED_KEY_FILE = 'jwt-private.pem'
+
+/** Loads the configured key, or the generated one in the data dir (creating it on first start). */
+export async function loadInstanceKeys(options: {
+  privateKeyFile: string | undefined
+  dataDir: string
+}): Promise<InstanceKeys> {
+  let pem: string
+  if (options.privateKeyFile) {
+    pem = readFileSync(options.privateKeyFile, 'utf8')
+  } else {
+    const file = path.join(options.dataDir, GENERATED_KEY_FILE)
+    if (!existsSync(file)) {
+      mkdirSync(options.dataDir, { recursive: true })
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      // `wx` fails if another process created the file meanwhile; then we read theirs.
+      try {
+        writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+      chmodSync(file, 0o600)
+    }
+    pem = readFileSync(file, 'utf8')
+  }
+  const privateKey = createPrivateKey(pem)
+  if (privateKey.asymmetricKeyType !== 'rsa') throw new Error('the JWT private key must be an RSA key (RS256)')
+  const publicKey = createPublicKey(privateKey)
+  const jwk = await exportJWK(publicKey)
+  const kid = await calculateJwkThumbprint(jwk)
+  return {
+    privateKey,
+    publicKey,
+    kid,
+    jwks: { keys: [{ ...jwk, kid, alg: 'RS256', use: 'sig' }] },
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  }
+}

@@ -1,0 +1,136 @@
+// RS256 tokens. Auth tokens carry `id` (account), `iat`, `exp`; any token signed with the instance
+// key naming an enabled account is valid (single sign-on). Session tokens are signed pointers to a
+// server-side session row and carry a distinct `typ`, so one can never be used as the other.
+//
+// Verifying RS256 costs ~80 µs, so verified signatures are cached by token string. Only the
+// signature and claims are cached: expiry is re-checked on every use, and everything revocable
+// (account disabled, session superseded/expired/deleted) is read from the database per request.
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { AppError } from './errors.ts'
+import type { InstanceKeys } from './keys.ts'
+
+export const SESSION_TOKEN_TYP = 'tessera-session+jwt'
+
+export interface AuthClaims {
+  accountId: string
+  /** Epoch ms after which the token is refused. */
+  expiresAt: number
+  notBefore: number
+}
+
+export interface SessionClaims {
+  sessionId: string
+  accountId: string
+}
+
+/** A Map used as an LRU: re-inserting on hit keeps recent entries at the end. */
+class BoundedCache<V> {
+  readonly #entries = new Map<string, V>()
+  constructor(private readonly limit: number) {}
+  get(key: string): V | undefined {
+    const value = this.#entries.get(key)
+    if (value !== undefined) {
+      this.#entries.delete(key)
+      this.#entries.set(key, value)
+    }
+    return value
+  }
+  set(key: string, value: V): void {
+    this.#entries.delete(key)
+    this.#entries.set(key, value)
+    if (this.#entries.size > this.limit) {
+      const oldest = this.#entries.keys().next().value
+      if (oldest !== undefined) this.#entries.delete(oldest)
+    }
+  }
+}
+
+export class TokenService {
+  readonly #authCache = new BoundedCache<AuthClaims>(10_000)
+  readonly #sessionCache = new BoundedCache<SessionClaims>(10_000)
+
+  constructor(
+    private readonly keys: InstanceKeys,
+    /** Lifetime of issued tokens, and max age of a token that has no `exp`. */
+    private readonly authTokenTtlMs: number,
+  ) {}
+
+  async signAuthToken(accountId: string, ttlMs = this.authTokenTtlMs): Promise<string> {
+    const now = Math.floor(Date.now() / 1000)
+    return new SignJWT({ id: accountId })
+      .setProtectedHeader({ alg: 'RS256', kid: this.keys.kid, typ: 'JWT' })
+      .setIssuedAt(now)
+      .setExpirationTime(now + Math.max(1, Math.floor(ttlMs / 1000)))
+      .sign(this.keys.privateKey)
+  }
+
+  async verifyAuthToken(token: string, now = Date.now()): Promise<AuthClaims> {
+    let claims = this.#authCache.get(token)
+    if (!claims) {
+      claims = await this.#verifyAuth(token)
+      this.#authCache.set(token, claims)
+    }
+    if (now >= claims.expiresAt) throw new AppError('AUTH_TOKEN_EXPIRED', 'The auth token has expired.')
+    if (now < claims.notBefore) throw new AppError('AUTH_TOKEN_INVALID', 'The auth token is not valid yet.')
+    return claims
+  }
+
+  async #verifyAuth(token: string): Promise<AuthClaims> {
+    const { payload, protectedHeader } = await this.#verify(token, 'auth')
+    if (protectedHeader.typ === SESSION_TOKEN_TYP) {
+      throw new AppError('AUTH_TOKEN_INVALID', 'A session token is not an auth token.')
+    }
+    if (typeof payload.id !== 'string' || payload.id === '') {
+      throw new AppError('AUTH_TOKEN_INVALID', 'The auth token has no account id claim.')
+    }
+    let expiresAt: number
+    if (typeof payload.exp === 'number') {
+      expiresAt = payload.exp * 1000
+    } else if (typeof payload.iat === 'number') {
+      expiresAt = payload.iat * 1000 + this.authTokenTtlMs
+    } else {
+      throw new AppError('AUTH_TOKEN_INVALID', 'The auth token has neither exp nor iat.')
+    }
+    const notBefore = typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0
+    return { accountId: payload.id, expiresAt, notBefore }
+  }
+
+  async signSessionToken(sessionId: string, accountId: string): Promise<string> {
+    return new SignJWT({ sid: sessionId })
+      .setProtectedHeader({ alg: 'RS256', kid: this.keys.kid, typ: SESSION_TOKEN_TYP })
+      .setSubject(accountId)
+      .setIssuedAt()
+      .sign(this.keys.privateKey)
+  }
+
+  async verifySessionToken(token: string): Promise<SessionClaims> {
+    let claims = this.#sessionCache.get(token)
+    if (!claims) {
+      const { payload } = await this.#verify(token, 'session')
+      if (typeof payload.sid !== 'string' || typeof payload.sub !== 'string') {
+        throw new AppError('SESSION_INVALID', 'The session token is malformed.')
+      }
+      claims = { sessionId: payload.sid, accountId: payload.sub }
+      this.#sessionCache.set(token, claims)
+    }
+    return claims
+  }
+
+  async #verify(token: string, kind: 'auth' | 'session') {
+    const code = kind === 'auth' ? 'AUTH_TOKEN_INVALID' : 'SESSION_INVALID'
+    try {
+      return await jwtVerify(token, this.keys.publicKey, {
+        algorithms: ['RS256'],
+        ...(kind === 'session' ? { typ: SESSION_TOKEN_TYP } : {}),
+      })
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) {
+        throw new AppError(kind === 'auth' ? 'AUTH_TOKEN_EXPIRED' : 'SESSION_EXPIRED', `The ${kind} token has expired.`)
+      }
+      if (error instanceof joseErrors.JOSEError || error instanceof TypeError) {
+        throw new AppError(code, `The ${kind} token is not valid.`)
+      }
+      throw error
+    }
+  }
+}
