@@ -37,7 +37,9 @@ const JSON_BODY_LIMIT = 1024 * 1024
 export async function createContext(config: Config, options: BuildOptions = {}): Promise<AppContext> {
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
   if (!options.db) await migrate(db)
-  const keys = options.keys ?? (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
+  const keys =
+    options.keys ??
+    (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
   const log = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination(1))
   return { config, db, keys, tokens: new TokenService(keys, config.authTokenTtlMs), log }
 }
@@ -80,10 +82,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Auth token (RS256)' },
-          sessionHeader: { type: 'apiKey', in: 'header', name: 'X-Service-Session', description: 'Session token' },
-          authCookie: { type: 'apiKey', in: 'cookie', name: 'jsonwebtoken', description: 'Auth token as cookie' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'X-Service-Session', description: 'Session as cookie' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Auth token (RS256)',
+          },
+          sessionHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Session',
+            description: 'Session token',
+          },
+          authCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'jsonwebtoken',
+            description: 'Auth token as cookie',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'X-Service-Session',
+            description: 'Session as cookie',
+          },
         },
       },
       security: [
@@ -94,10 +116,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
 
-  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Ok } } }, async () => ({ success: true as const }))
+  app.get(
+    '/healthz',
+    {
+      config: { auth: 'none' },
+      schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Ok } },
+    },
+    async () => ({ success: true as const }),
+  )
   app.get(
     '/readyz',
-    { config: { auth: 'none' }, schema: { tags: ['operations'], summary: 'Storage reachable', response: { 200: Ok } } },
+    {
+      config: { auth: 'none' },
+      schema: { tags: ['operations'], summary: 'Storage reachable', response: { 200: Ok } },
+    },
     async () => {
       await ping(ctx.db)
       return { success: true as const }
@@ -107,7 +139,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     '/.well-known/jwks.json',
     {
       config: { auth: 'none' },
-      schema: { tags: ['operations'], summary: 'Public keys of the instance (JWKS)', response: { 200: Jwks } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Public keys of the instance (JWKS)',
+        response: { 200: Jwks },
+      },
     },
     async () => ctx.keys.jwks,
   )

@@ -30,7 +30,10 @@ for (const dialect of dialects()) {
       assert.equal(body.username, account.username)
       assert.match(body.cookies, /^jsonwebtoken=ey/)
       const token = body.cookies.slice('jsonwebtoken='.length)
-      const [header, payload] = token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()))
+      const [header, payload] = token
+        .split('.')
+        .slice(0, 2)
+        .map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()))
       assert.equal(header.alg, 'RS256')
       assert.equal(header.kid, (await testKeys()).kid)
       assert.equal(payload.id, account.id)
@@ -48,7 +51,10 @@ for (const dialect of dialects()) {
             method: 'POST',
             url: '/account/login/',
             remoteAddress: `10.9.${i}.${kind === 'wrong' ? 1 : 2}`,
-            payload: { username: kind === 'wrong' ? account.username : `nobody-${i}`, password: 'not the password' },
+            payload: {
+              username: kind === 'wrong' ? account.username : `nobody-${i}`,
+              password: 'not the password',
+            },
           })
           timings[kind].push(performance.now() - started)
           assert.equal(res.statusCode, 401)
@@ -85,7 +91,11 @@ for (const dialect of dialects()) {
       const cases = [
         { payload: '{"username": "a",', type: 'application/json', code: 'MALFORMED_JSON' },
         { payload: JSON.stringify({ username: 'a' }), type: 'application/json', code: 'VALIDATION_FAILED' },
-        { payload: JSON.stringify({ username: 1, password: 'x' }), type: 'application/json', code: 'VALIDATION_FAILED' },
+        {
+          payload: JSON.stringify({ username: 1, password: 'x' }),
+          type: 'application/json',
+          code: 'VALIDATION_FAILED',
+        },
         { payload: 'username=a', type: 'text/plain', code: 'UNSUPPORTED_MEDIA_TYPE' },
       ]
       for (const c of cases) {
@@ -102,7 +112,11 @@ for (const dialect of dialects()) {
 
     describe('auth tokens and single sign-on', () => {
       const call = (authToken: string) =>
-        t.app.inject({ method: 'POST', url: '/account/session', headers: { authorization: `Bearer ${authToken}` } })
+        t.app.inject({
+          method: 'POST',
+          url: '/account/session',
+          headers: { authorization: `Bearer ${authToken}` },
+        })
 
       test('a token a trusted app signs with the instance key is valid (SSO)', async () => {
         const account = await newAccount(t.app)
@@ -114,7 +128,10 @@ for (const dialect of dialects()) {
           .sign(keys.privateKey)
         assert.equal((await call(sso)).statusCode, 200)
         // Without exp it is valid while iat is younger than the auth token TTL.
-        const noExp = await new SignJWT({ id: account.id }).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().sign(keys.privateKey)
+        const noExp = await new SignJWT({ id: account.id })
+          .setProtectedHeader({ alg: 'RS256' })
+          .setIssuedAt()
+          .sign(keys.privateKey)
         assert.equal((await call(noExp)).statusCode, 200)
       })
 
@@ -123,7 +140,9 @@ for (const dialect of dialects()) {
         const keys = await testKeys()
         const now = Math.floor(Date.now() / 1000)
         const sign = (claims: Record<string, unknown>) =>
-          new SignJWT({ id: account.id, ...claims }).setProtectedHeader({ alg: 'RS256' }).sign(keys.privateKey)
+          new SignJWT({ id: account.id, ...claims })
+            .setProtectedHeader({ alg: 'RS256' })
+            .sign(keys.privateKey)
         const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
         const publicPem = Buffer.from(keys.publicPem)
         const cases: Record<string, string> = {
@@ -170,17 +189,21 @@ for (const dialect of dialects()) {
     describe('presenting tokens', () => {
       test('headers work, cookies work, both at once is 400', async () => {
         const s = await signedIn(t.app)
-        const list = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/file/dir/private/', headers })
+        const list = (headers: Record<string, string>) =>
+          t.app.inject({ method: 'GET', url: '/file/dir/private/', headers })
         const byHeaders = await list(s.headers)
         assert.equal(byHeaders.statusCode, 200)
         assert.deepEqual(byHeaders.json(), { success: true, files: [] })
-        const byCookies = await list({ cookie: `jsonwebtoken=${s.authToken}; X-Service-Session=${s.sessionToken}` })
+        const byCookies = await list({
+          cookie: `jsonwebtoken=${s.authToken}; X-Service-Session=${s.sessionToken}`,
+        })
         assert.equal(byCookies.statusCode, 200)
-        for (const mixed of [
+        const mixedWays: Array<Record<string, string>> = [
           { authorization: `Bearer ${s.authToken}`, cookie: `X-Service-Session=${s.sessionToken}` },
           { cookie: `jsonwebtoken=${s.authToken}`, 'x-service-session': s.sessionToken },
           { ...s.headers, cookie: `jsonwebtoken=${s.authToken}; X-Service-Session=${s.sessionToken}` },
-        ]) {
+        ]
+        for (const mixed of mixedWays) {
           const res = await list(mixed)
           assert.equal(res.statusCode, 400)
           assert.equal(problemOf(res).code, 'AMBIGUOUS_CREDENTIALS')
@@ -190,11 +213,15 @@ for (const dialect of dialects()) {
       test('missing tokens, a session of another account, and a garbage session are 401', async () => {
         const a = await signedIn(t.app)
         const b = await signedIn(t.app)
-        const list = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/file/dir/private/', headers })
+        const list = (headers: Record<string, string>) =>
+          t.app.inject({ method: 'GET', url: '/file/dir/private/', headers })
         const cases: Array<[Record<string, string>, string]> = [
           [{}, 'AUTH_TOKEN_MISSING'],
           [{ authorization: `Bearer ${a.authToken}` }, 'SESSION_MISSING'],
-          [{ authorization: `Bearer ${a.authToken}`, 'x-service-session': b.sessionToken }, 'SESSION_INVALID'],
+          [
+            { authorization: `Bearer ${a.authToken}`, 'x-service-session': b.sessionToken },
+            'SESSION_INVALID',
+          ],
           [{ authorization: `Bearer ${a.authToken}`, 'x-service-session': 'garbage' }, 'SESSION_INVALID'],
           [{ authorization: `Basic abc`, 'x-service-session': a.sessionToken }, 'AUTH_TOKEN_INVALID'],
         ]

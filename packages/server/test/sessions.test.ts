@@ -103,12 +103,20 @@ for (const dialect of dialects()) {
         const a2 = await openSession(t.app, a.authToken)
         assert.ok(a2)
         assert.equal(
-          (await t.app.inject({ method: 'POST', url: '/account/session', headers: { authorization: `Bearer ${cToken}` } }))
-            .statusCode,
+          (
+            await t.app.inject({
+              method: 'POST',
+              url: '/account/session',
+              headers: { authorization: `Bearer ${cToken}` },
+            })
+          ).statusCode,
           402,
         )
         // Deleting b's session (delay 0) frees its license.
-        assert.equal((await t.app.inject({ method: 'DELETE', url: '/account/session', headers: b.headers })).statusCode, 200)
+        assert.equal(
+          (await t.app.inject({ method: 'DELETE', url: '/account/session', headers: b.headers })).statusCode,
+          200,
+        )
         const c1 = await openSession(t.app, cToken)
         // Expiry frees licenses too: after the TTL without keep-alive, a's and c's are gone.
         await sleep(800)
@@ -131,9 +139,15 @@ for (const dialect of dialects()) {
         const s = await signedIn(t.app)
         for (let i = 0; i < 3; i++) {
           await sleep(300)
-          assert.equal((await t.app.inject({ method: 'PUT', url: '/account/session', headers: s.headers })).statusCode, 200)
+          assert.equal(
+            (await t.app.inject({ method: 'PUT', url: '/account/session', headers: s.headers })).statusCode,
+            200,
+          )
         }
-        assert.equal((await t.app.inject({ method: 'GET', url: '/file/dir/private/', headers: s.headers })).statusCode, 200)
+        assert.equal(
+          (await t.app.inject({ method: 'GET', url: '/file/dir/private/', headers: s.headers })).statusCode,
+          200,
+        )
       } finally {
         await t.close()
       }
@@ -155,7 +169,9 @@ for (const dialect of dialects()) {
               .selectFrom('sessions')
               .select(['account_id', 'expires_at', 'ends_at', 'superseded_at'])
               .execute()
-            const valid = rows.filter((r) => r.superseded_at === null && r.expires_at > now && (r.ends_at ?? Infinity) > now)
+            const valid = rows.filter(
+              (r) => r.superseded_at === null && r.expires_at > now && (r.ends_at ?? Infinity) > now,
+            )
             maxValid = Math.max(maxValid, valid.length)
             const perAccount = new Map<string, number>()
             for (const r of valid) perAccount.set(r.account_id, (perAccount.get(r.account_id) ?? 0) + 1)
@@ -175,7 +191,10 @@ for (const dialect of dialects()) {
         running = false
         await watcher
         const statuses = results.map((r) => r.statusCode)
-        assert.ok(statuses.every((s) => s === 200 || s === 402), `statuses ${[...new Set(statuses)]}`)
+        assert.ok(
+          statuses.every((s) => s === 200 || s === 402),
+          `statuses ${[...new Set(statuses)]}`,
+        )
         assert.ok(statuses.filter((s) => s === 402).length > 0, 'the pool ran out')
 
         // Sweep over every session's validity interval: at no instant more than 10 valid in all,

@@ -103,7 +103,13 @@ export const VARIABLES: Variable[] = [
       return raw
     },
   },
-  { name: 'TESSERA_LICENSES', key: 'licenses', default: '10', help: 'license tokens in the pool', parse: integer(0) },
+  {
+    name: 'TESSERA_LICENSES',
+    key: 'licenses',
+    default: '10',
+    help: 'license tokens in the pool',
+    parse: integer(0),
+  },
   {
     name: 'TESSERA_SESSION_TTL',
     key: 'sessionTtlMs',

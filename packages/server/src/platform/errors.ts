@@ -57,7 +57,13 @@ export class AppError extends Error {
   }
 
   toProblem(): Problem {
-    return { success: false, status: this.status, title: ERRORS[this.code].title, detail: this.message, code: this.code }
+    return {
+      success: false,
+      status: this.status,
+      title: ERRORS[this.code].title,
+      detail: this.message,
+      code: this.code,
+    }
   }
 }
 

@@ -50,7 +50,8 @@ export function toAppError(error: FastifyError | Error): AppError | null {
   if (mapped) return new AppError(mapped, fastifyError.message)
   const status = fastifyError.statusCode
   if (status && status >= 400 && status < 500) {
-    const code = (Object.keys(ERRORS) as ErrorCode[]).find((c) => ERRORS[c].status === status) ?? 'BAD_REQUEST'
+    const code =
+      (Object.keys(ERRORS) as ErrorCode[]).find((c) => ERRORS[c].status === status) ?? 'BAD_REQUEST'
     return new AppError(code, fastifyError.message)
   }
   return null
@@ -94,7 +95,10 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
   })
 
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+    sendProblem(
+      reply,
+      new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    ),
   )
 }
 

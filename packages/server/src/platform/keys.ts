@@ -41,7 +41,8 @@ export async function loadInstanceKeys(options: {
     pem = readFileSync(file, 'utf8')
   }
   const privateKey = createPrivateKey(pem)
-  if (privateKey.asymmetricKeyType !== 'rsa') throw new Error('the JWT private key must be an RSA key (RS256)')
+  if (privateKey.asymmetricKeyType !== 'rsa')
+    throw new Error('the JWT private key must be an RSA key (RS256)')
   const publicKey = createPublicKey(privateKey)
   const jwk = await exportJWK(publicKey)
   const kid = await calculateJwkThumbprint(jwk)

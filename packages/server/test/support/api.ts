@@ -9,7 +9,11 @@ export const PASSWORD = 'correct horse battery staple'
 export async function newAccount(app: FastifyInstance, prefix = 'user') {
   counter += 1
   const username = `${prefix}${counter}${Math.random().toString(36).slice(2, 8)}`
-  const account = await createAccount(app.ctx, { email: `${username}@example.com`, username, password: PASSWORD })
+  const account = await createAccount(app.ctx, {
+    email: `${username}@example.com`,
+    username,
+    password: PASSWORD,
+  })
   return { ...account, password: PASSWORD }
 }
 

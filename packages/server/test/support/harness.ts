@@ -16,7 +16,13 @@ import { type InstanceKeys, loadInstanceKeys } from '../../src/platform/keys.ts'
 export interface DialectUnderTest {
   name: Dialect
   /** A fresh, migrated, empty database, and how to drop it. */
-  open(): Promise<{ db: Db; dataDir: string; databaseUrl: string | undefined; pgSchema?: string; drop(): Promise<void> }>
+  open(): Promise<{
+    db: Db
+    dataDir: string
+    databaseUrl: string | undefined
+    pgSchema?: string
+    drop(): Promise<void>
+  }>
 }
 
 export function tempDir(prefix = 'tessera-test-'): string {

@@ -45,9 +45,13 @@ export function normalize(value: string): string {
 export async function createAccount(ctx: AppContext, input: NewAccount): Promise<Account> {
   const email = normalize(input.email)
   const username = normalize(input.username)
-  if (!EMAIL.test(email) || email.length > 254) throw new AppError('VALIDATION_FAILED', 'email is not an e-mail address')
+  if (!EMAIL.test(email) || email.length > 254)
+    throw new AppError('VALIDATION_FAILED', 'email is not an e-mail address')
   if (!USERNAME.test(username)) {
-    throw new AppError('VALIDATION_FAILED', 'username must be 1-64 of a-z 0-9 . _ - and start with a letter or digit')
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'username must be 1-64 of a-z 0-9 . _ - and start with a letter or digit',
+    )
   }
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AppError('VALIDATION_FAILED', `password must have at least ${MIN_PASSWORD_LENGTH} characters`)
@@ -72,11 +76,18 @@ export async function createAccount(ctx: AppContext, input: NewAccount): Promise
 }
 
 /** On a first start with no account: an admin with a random one-time password (printed once). */
-export async function ensureInitialAdmin(ctx: AppContext): Promise<{ account: Account; password: string } | null> {
+export async function ensureInitialAdmin(
+  ctx: AppContext,
+): Promise<{ account: Account; password: string } | null> {
   if ((await repo.countAccounts(ctx.db.kysely)) > 0) return null
   const password = randomBytes(18).toString('base64url')
   try {
-    const account = await createAccount(ctx, { email: 'admin@localhost.localdomain', username: 'admin', password, admin: true })
+    const account = await createAccount(ctx, {
+      email: 'admin@localhost.localdomain',
+      username: 'admin',
+      password,
+      admin: true,
+    })
     return { account, password }
   } catch (error) {
     // Another process won the race to create the first account.
@@ -90,7 +101,10 @@ export async function findAccount(ctx: AppContext, id: string): Promise<Account 
   return row ? toAccount(row) : undefined
 }
 
-export async function findAccountByLogin(ctx: AppContext, idOrUsernameOrEmail: string): Promise<Account | undefined> {
+export async function findAccountByLogin(
+  ctx: AppContext,
+  idOrUsernameOrEmail: string,
+): Promise<Account | undefined> {
   const key = idOrUsernameOrEmail.trim()
   const row =
     (await repo.findAccountById(ctx.db.kysely, key)) ??

@@ -47,7 +47,11 @@ export function normalizeDirectory(raw: string): string {
   return `/${segments.join('/')}`
 }
 
-export async function listFiles(ctx: AppContext, accountId: string, directory: string): Promise<FileRecordShape[]> {
+export async function listFiles(
+  ctx: AppContext,
+  accountId: string,
+  directory: string,
+): Promise<FileRecordShape[]> {
   const rows = await listDirectory(ctx.db.kysely, accountId, normalizeDirectory(directory))
   return rows.map(toFileRecord)
 }

@@ -63,7 +63,8 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
       schema: {
         tags,
         summary: 'Delete the current session',
-        description: 'Takes effect after TESSERA_SESSION_DELETE_DELAY (default 5 min); then its license is free.',
+        description:
+          'Takes effect after TESSERA_SESSION_DELETE_DELAY (default 5 min); then its license is free.',
         response: { 200: DeleteResult },
       },
     },

@@ -7,7 +7,10 @@ export const SessionResult = Type.Object({
 
 export const KeepAliveResult = Type.Object({
   success: Type.Literal(true),
-  expiresAt: Type.String({ format: 'date-time', description: 'When the session expires without another keep-alive.' }),
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: 'When the session expires without another keep-alive.',
+  }),
 })
 
 export const DeleteResult = Type.Object({

@@ -53,7 +53,9 @@ export async function keepAlive(ctx: AppContext, sessionId: string): Promise<num
 /** Delete: effective after TESSERA_SESSION_DELETE_DELAY; returns when. */
 export async function deleteSession(ctx: AppContext, sessionId: string): Promise<number> {
   const now = Date.now()
-  if (!(await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now + ctx.config.sessionDeleteDelayMs, now))) {
+  if (
+    !(await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now + ctx.config.sessionDeleteDelayMs, now))
+  ) {
     throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
   }
   const row = await repo.findSession(ctx.db.kysely, sessionId)
@@ -75,7 +77,9 @@ export async function licenseUsage(ctx: AppContext): Promise<LicenseUsage> {
     sessions: rows.map((r) => ({
       username: r.username,
       created: new Date(r.created_at).toISOString(),
-      validUntil: new Date(r.ends_at != null ? Math.min(r.ends_at, r.expires_at) : r.expires_at).toISOString(),
+      validUntil: new Date(
+        r.ends_at != null ? Math.min(r.ends_at, r.expires_at) : r.expires_at,
+      ).toISOString(),
     })),
   }
 }

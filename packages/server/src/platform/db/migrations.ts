@@ -69,7 +69,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
         .addUniqueConstraint('files_owner_key_unique', ['owner_id', 'key'])
         .execute()
-      await db.schema.createIndex('files_owner_parent_idx').on('files').columns(['owner_id', 'parent']).execute()
+      await db.schema
+        .createIndex('files_owner_parent_idx')
+        .on('files')
+        .columns(['owner_id', 'parent'])
+        .execute()
     },
   },
 }

@@ -1,0 +1,153 @@
+// The `tessera` binary end to end: first start, CLI commands, graceful shutdown — on every dialect.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import { tempDir, uniqueName } from './support/harness.ts'
+import { runCli, type Server, startServer } from './support/process.ts'
+
+interface Target {
+  name: string
+  env(): Promise<Record<string, string>>
+  cleanup(): Promise<void>
+}
+
+const targets: Target[] = [
+  { name: 'sqlite', env: async () => ({ TESSERA_DATA_DIR: tempDir() }), cleanup: async () => {} },
+]
+const url = process.env.TESSERA_TEST_DATABASE_URL
+if (url) {
+  const schema = uniqueName('cli')
+  targets.push({
+    name: 'postgres',
+    async env() {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`create schema ${schema}`)
+      await client.end()
+      const withSchema = new URL(url)
+      withSchema.searchParams.set('options', `-c search_path=${schema}`)
+      return { TESSERA_DATA_DIR: tempDir(), TESSERA_DATABASE_URL: withSchema.toString() }
+    },
+    async cleanup() {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(`drop schema if exists ${schema} cascade`)
+      await client.end()
+    },
+  })
+}
+
+for (const target of targets) {
+  describe(`tessera CLI on ${target.name}`, () => {
+    let env: Record<string, string>
+    let server: Server
+    before(async () => {
+      env = await target.env()
+      server = await startServer(env)
+    })
+    after(async () => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
+      await target.cleanup()
+    })
+
+    test('first start prints the admin credentials once, and they log in', async () => {
+      const match = /username: (\S+)\n\s+password: (\S+)/.exec(server.output())
+      assert.ok(match, server.output())
+      const res = await fetch(`${server.baseUrl}/account/login/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: match[1], password: match[2] }),
+      })
+      assert.equal(res.status, 200)
+      // The password appears in the banner only, never in a log line.
+      const logLines = server
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+      assert.ok(!logLines.some((l) => l.includes(match[2] ?? '')))
+    })
+
+    test('accounts create/list/disable, token sign, keys show, licenses', async () => {
+      const created = await runCli(
+        [
+          'accounts',
+          'create',
+          '--email',
+          'Ada@Example.com',
+          '--username',
+          'ada',
+          '--password',
+          'a long password',
+        ],
+        env,
+      )
+      assert.equal(created.code, 0, created.stderr)
+      const account = JSON.parse(created.stdout)
+      assert.equal(account.email, 'ada@example.com')
+      const duplicate = await runCli(
+        [
+          'accounts',
+          'create',
+          '--email',
+          'x@example.com',
+          '--username',
+          'ada',
+          '--password',
+          'a long password',
+        ],
+        env,
+      )
+      assert.equal(duplicate.code, 2)
+      assert.match(duplicate.stderr, /username is taken/)
+
+      const listed = await runCli(['accounts', 'list'], env)
+      assert.match(listed.stdout, new RegExp(`${account.id}\\tada\\tada@example.com\\tuser\\tenabled`))
+
+      // An SSO token minted by the CLI opens a session on the running server.
+      const signed = await runCli(['token', 'sign', '--account', 'ada', '--ttl', '5m'], env)
+      assert.equal(signed.code, 0, signed.stderr)
+      const token = signed.stdout.trim()
+      const session = await fetch(`${server.baseUrl}/account/session`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      })
+      assert.equal(session.status, 200)
+
+      const licenses = await runCli(['licenses'], env)
+      assert.match(licenses.stdout, /^1 of 10 licenses in use/)
+      assert.match(licenses.stdout, /ada/)
+
+      const keys = await runCli(['keys', 'show'], env)
+      assert.match(keys.stdout, /-----BEGIN PUBLIC KEY-----/)
+      assert.doesNotMatch(keys.stdout, /PRIVATE/)
+      const jwks = (await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json()) as {
+        keys: Array<{ kid: string }>
+      }
+      assert.ok(keys.stdout.includes(jwks.keys[0]?.kid ?? 'missing'))
+
+      const disabled = await runCli(['accounts', 'disable', 'ada'], env)
+      assert.equal(disabled.code, 0)
+      const refused = await fetch(`${server.baseUrl}/account/session`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      })
+      assert.equal(refused.status, 401)
+    })
+
+    test('migrate is idempotent; a bad variable stops start-up with a clear message', async () => {
+      const migrated = await runCli(['migrate'], env)
+      assert.equal(migrated.code, 0, migrated.stderr)
+      assert.match(migrated.stdout, /schema is up to date/)
+      const bad = await runCli(['serve'], { ...env, TESSERA_SESSION_TTL: 'soon' })
+      assert.equal(bad.code, 2)
+      assert.match(bad.stderr, /TESSERA_SESSION_TTL: "soon" is not a duration/)
+    })
+
+    test('SIGTERM finishes in-flight requests, then exits 0', async () => {
+      const inFlight = fetch(`${server.baseUrl}/readyz`)
+      server.child.kill('SIGTERM')
+      assert.equal((await inFlight).status, 200)
+      assert.equal(await server.exited, 0)
+    })
+  })
+}
