@@ -70,6 +70,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(fastifyCookie)
   await app.register(fastifySwagger, {
+    // Shared schemas appear in components under their $id (Problem, FileRecord, …).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -120,7 +120,14 @@ class StaticMigrations implements MigrationProvider {
 
 /** Brings the schema up to date; safe to run from several processes at once. */
 export async function migrate(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider: new StaticMigrations() })
+  // Kysely looks for its bookkeeping tables across all schemas unless told which one; name ours
+  // so that several Tessera schemas in one database (tests, tenants) never see each other's.
+  let migrationTableSchema: string | undefined
+  if (db.dialect === 'postgres') {
+    const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)
+    migrationTableSchema = result.rows[0]?.schema
+  }
+  const migrator = new Migrator({ db: db.kysely, provider: new StaticMigrations(), migrationTableSchema })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
