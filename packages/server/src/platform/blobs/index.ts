@@ -1,0 +1,35 @@
+// Blob storage behind one small interface, with a local-filesystem driver (default, under the
+// data dir) and an S3-compatible driver. Writes are streamed and atomic: a blob is visible under
+// its key only once every byte is stored, and an aborted or oversize write leaves nothing behind.
+import { FsBlobStore } from './fs.ts'
+import { S3BlobStore } from './s3.ts'
+
+export { assertSafeKey, MeasuringStream } from './streams.ts'
+
+export interface PutResult {
+  size: number
+  sha256: string
+}
+
+export interface BlobRange {
+  start: number
+  /** Inclusive. */
+  end: number
+}
+
+export interface BlobStore {
+  /** Recorded as the file record's `bucket`: where the blob lives. */
+  readonly bucket: string
+  put(key: string, body: NodeJS.ReadableStream, options?: { maxBytes?: number }): Promise<PutResult>
+  get(key: string, range?: BlobRange): Promise<NodeJS.ReadableStream>
+  size(key: string): Promise<number | null>
+  delete(key: string): Promise<void>
+  close(): Promise<void>
+}
+
+export function openBlobStore(storageUrl: string): BlobStore {
+  const url = new URL(storageUrl)
+  if (url.protocol === 'file:') return new FsBlobStore(decodeURIComponent(url.pathname))
+  if (url.protocol === 's3:') return S3BlobStore.fromUrl(url)
+  throw new Error(`unsupported storage URL ${url.protocol}`)
+}
