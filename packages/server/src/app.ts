@@ -9,6 +9,7 @@ import { Type } from 'typebox'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
 import { fileRoutes } from './modules/files/index.ts'
 import { createAuthenticator, sessionRoutes } from './modules/sessions/index.ts'
+import { DeliveryWorker, webhookRoutes } from './modules/webhooks/index.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
 import { type Db, migrate, openDatabase, ping } from './platform/db/index.ts'
@@ -29,6 +30,8 @@ export interface BuildOptions {
   keys?: InstanceKeys
   /** Where log lines go (tests capture them); default stdout. */
   logStream?: DestinationStream
+  /** Run the webhook delivery worker in this process (default true). */
+  workers?: boolean
 }
 
 export const API_VERSION = '0.1.0'
@@ -157,7 +160,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx)
+    await webhookRoutes(api, ctx)
   })
+
+  if (options.workers !== false) {
+    const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log })
+    app.addHook('onReady', async () => deliveries.start())
+    // preClose: before the database closes; in-flight attempts finish, leases are released.
+    app.addHook('preClose', async () => deliveries.stop())
+  }
   return app
 }
 

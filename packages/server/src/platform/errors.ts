@@ -29,6 +29,10 @@ export const ERRORS = {
   TOO_MANY_REQUESTS: { status: 429, title: 'Too Many Requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal Server Error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
+  WEBHOOK_URL_INVALID: { status: 400, title: 'Bad Request' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, title: 'Bad Request' },
+  WEBHOOK_URL_UNRESOLVABLE: { status: 400, title: 'Bad Request' },
+  WEBHOOK_LIMIT_REACHED: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -61,9 +61,78 @@ export interface FilesTable {
   version: number
 }
 
+export interface WebhooksTable {
+  id: string
+  owner_id: string
+  event: string
+  url: string
+  /** The raw secretToken: the HMAC key of the Standard Webhooks signature. Never returned or logged. */
+  secret: string
+  /** bcrypt of `secret`, sent as `x-service-token` (computed once, at registration or rotation). */
+  service_token: string
+  /** The secret before the last rotation; signs too until `previous_secret_expires_at`. */
+  previous_secret: string | null
+  previous_secret_expires_at: number | null
+  disabled: number
+  /** Why the webhook was disabled: 'owner', 'gone' (410), 'failing'; null while enabled. */
+  disabled_reason: string | null
+  /** First failed attempt since the last success (for TESSERA_WEBHOOK_DISABLE_AFTER). */
+  failing_since: number | null
+  created_at: number
+  updated_at: number
+  version: number
+}
+
+export interface EventsTable {
+  id: string
+  event: string
+  file_id: string
+  /** JSON text of the event's `data`. */
+  data: string
+  run_timestamp: number
+  created_at: number
+}
+
+export interface DeliveriesTable {
+  id: string
+  /** The envelope's `uuid` and the `webhook-id` header: stable across retries. */
+  uuid: string
+  event_id: string
+  webhook_id: string
+  /** Envelope `owner`: the webhook owner's e-mail when the event happened. */
+  owner_email: string
+  /** pending | delivering | succeeded | failed | paused */
+  status: string
+  attempts: number
+  next_attempt_at: number
+  lease_expires_at: number | null
+  leased_by: string | null
+  last_status_code: number | null
+  last_error_code: string | null
+  created_at: number
+  updated_at: number
+  completed_at: number | null
+}
+
+export interface DeliveryAttemptsTable {
+  id: string
+  delivery_id: string
+  attempt: number
+  started_at: number
+  duration_ms: number
+  status_code: number | null
+  error_code: string | null
+  error_message: string | null
+  response_excerpt: string
+}
+
 export interface Database {
   accounts: AccountsTable
   sessions: SessionsTable
   login_failures: LoginFailuresTable
   files: FilesTable
+  webhooks: WebhooksTable
+  events: EventsTable
+  deliveries: DeliveriesTable
+  delivery_attempts: DeliveryAttemptsTable
 }

@@ -1,0 +1,19 @@
+// The event names a webhook can listen to: the spec's nine plus `file_optimization_failed`.
+export const EVENT_NAMES = [
+  'attribute_updated',
+  'file_uploaded',
+  'file_optimized',
+  'file_optimization_failed',
+  'annotation_created',
+  'annotation_updated',
+  'annotation_removed',
+  'configuration_created',
+  'configuration_updated',
+  'configuration_removed',
+] as const
+
+export type EventName = (typeof EVENT_NAMES)[number]
+
+export function isEventName(value: string): value is EventName {
+  return (EVENT_NAMES as readonly string[]).includes(value)
+}

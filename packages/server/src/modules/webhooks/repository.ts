@@ -1,0 +1,136 @@
+// SQL of the webhooks module: registrations, the event outbox, deliveries and their attempts.
+import type { Selectable } from 'kysely'
+import type { Executor } from '../../platform/db/index.ts'
+import type {
+  DeliveriesTable,
+  DeliveryAttemptsTable,
+  EventsTable,
+  WebhooksTable,
+} from '../../platform/db/schema.ts'
+
+export type WebhookRow = Selectable<WebhooksTable>
+export type DeliveryRow = Selectable<DeliveriesTable>
+
+export function insertWebhook(db: Executor, row: WebhookRow): Promise<unknown> {
+  return db.insertInto('webhooks').values(row).execute()
+}
+
+export function findOwnedWebhook(db: Executor, ownerId: string, id: string): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('id', '=', id)
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirst()
+}
+
+export function listOwnedWebhooks(db: Executor, ownerId: string): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('owner_id', '=', ownerId).orderBy('id').execute()
+}
+
+export async function countOwnedWebhooks(db: Executor, ownerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function findDuplicate(
+  db: Executor,
+  ownerId: string,
+  event: string,
+  url: string,
+  exceptId?: string,
+): Promise<boolean> {
+  let query = db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('owner_id', '=', ownerId)
+    .where('event', '=', event)
+    .where('url', '=', url)
+  if (exceptId) query = query.where('id', '!=', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function updateWebhook(
+  db: Executor,
+  id: string,
+  changes: Partial<Omit<WebhookRow, 'id' | 'owner_id' | 'created_at' | 'version'>>,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhooks')
+    .set((eb) => ({ ...changes, updated_at: now, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function deleteWebhook(db: Executor, ownerId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhooks')
+    .where('id', '=', id)
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** A disabled webhook's queued deliveries wait as `paused` (re-queued by recover/retry). */
+export function pauseQueuedDeliveries(db: Executor, webhookId: string, now: number): Promise<unknown> {
+  return db
+    .updateTable('deliveries')
+    .set({ status: 'paused', updated_at: now })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+// ---- outbox ------------------------------------------------------------------------------------
+
+export function insertEvent(db: Executor, row: Selectable<EventsTable>): Promise<unknown> {
+  return db.insertInto('events').values(row).execute()
+}
+
+/** Webhooks listening to `event` whose owners are among `ownerIds` (enabled accounts only). */
+export function subscribersOf(db: Executor, event: string, ownerIds: string[]) {
+  return db
+    .selectFrom('webhooks')
+    .innerJoin('accounts', 'accounts.id', 'webhooks.owner_id')
+    .select(['webhooks.id', 'webhooks.disabled', 'accounts.email as owner_email'])
+    .where('webhooks.event', '=', event)
+    .where('webhooks.owner_id', 'in', ownerIds)
+    .where('accounts.disabled', '=', 0)
+    .orderBy('webhooks.id')
+    .execute()
+}
+
+export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
+  // Stays well under SQLite's bound-parameter limit per statement.
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto('deliveries')
+      .values(rows.slice(i, i + 500))
+      .execute()
+  }
+}
+
+// ---- delivery log ------------------------------------------------------------------------------
+
+export function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function listAttempts(db: Executor, deliveryId: string): Promise<Selectable<DeliveryAttemptsTable>[]> {
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute()
+}
+
+export function insertAttempt(db: Executor, row: Selectable<DeliveryAttemptsTable>): Promise<unknown> {
+  return db.insertInto('delivery_attempts').values(row).execute()
+}

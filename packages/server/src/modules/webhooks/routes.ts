@@ -1,0 +1,117 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../platform/context.ts'
+import {
+  CreateWebhookBody,
+  Ok,
+  UpdateWebhookBody,
+  WebhookAnswer,
+  WebhookList,
+  WebhookParams,
+  WebhookResource,
+} from './schemas.ts'
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  type Owner,
+  updateWebhook,
+} from './service.ts'
+
+function owner(request: FastifyRequest): Owner {
+  return { accountId: request.auth.accountId, email: request.auth.email }
+}
+
+export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  app.addSchema(WebhookResource)
+  const tags = ['webhooks']
+  // DESIGN.md: webhook calls need the auth token; a session is accepted, not required.
+  const config = { auth: 'token' as const }
+  const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCookie: [] }]
+
+  app.put(
+    '/webhook/',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Register a webhook for one event',
+        description:
+          'The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, ' +
+          'WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not ' +
+          'trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. ' +
+          'At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED.',
+        body: CreateWebhookBody,
+        response: { 200: WebhookAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await createWebhook(ctx, owner(request), request.body),
+    }),
+  )
+
+  app.get(
+    '/webhook/',
+    {
+      config,
+      schema: { tags, security, summary: "List the caller's webhooks", response: { 200: WebhookList } },
+    },
+    async (request) => ({ success: true as const, data: await listWebhooks(ctx, owner(request)) }),
+  )
+
+  app.get(
+    '/webhook/:id',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'One webhook',
+        params: WebhookParams,
+        response: { 200: WebhookAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await getWebhook(ctx, owner(request), request.params.id),
+    }),
+  )
+
+  app.patch(
+    '/webhook/:id',
+    {
+      config,
+      schema: {
+        tags,
+        security,
+        summary: 'Change the url, rotate the secret, or disable/enable a webhook',
+        description:
+          'A new secretToken takes effect at once; the previous one keeps signing too (a second ' +
+          'webhook-signature) for 24 hours. Disabling pauses queued deliveries.',
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+        response: { 200: WebhookAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await updateWebhook(ctx, owner(request), request.params.id, request.body),
+    }),
+  )
+
+  app.delete(
+    '/webhook/:id',
+    {
+      config,
+      schema: { tags, security, summary: 'Delete a webhook', params: WebhookParams, response: { 200: Ok } },
+    },
+    async (request) => {
+      await deleteWebhook(ctx, owner(request), request.params.id)
+      return { success: true as const }
+    },
+  )
+}

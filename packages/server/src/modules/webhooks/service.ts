@@ -1,0 +1,220 @@
+// Webhook registrations: create, read, update (with secret rotation), delete. Every call is scoped
+// to the caller: another account's webhook ID answers 404 exactly like an unknown one.
+import type { AppContext } from '../../platform/context.ts'
+import { lockResource } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { isId, newId } from '../../platform/ids.ts'
+import type { EventName } from './events.ts'
+import * as repo from './repository.ts'
+import { hashServiceToken, secretStrength } from './signing.ts'
+import { TargetRefused, vetUrl } from './ssrf.ts'
+
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100
+/** After a rotation the previous secret keeps signing this long. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600_000
+
+export interface Owner {
+  accountId: string
+  email: string
+}
+
+export interface WebhookResourceShape {
+  type: 'webhook'
+  id: string
+  attributes: {
+    _id: string
+    event: EventName
+    url: string
+    owner: string
+    created: string
+    disabled: boolean
+    __v: number
+  }
+}
+
+export function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookResourceShape {
+  return {
+    type: 'webhook',
+    id: row.id,
+    attributes: {
+      _id: row.id,
+      event: row.event as EventName,
+      url: row.url,
+      owner: ownerEmail,
+      created: new Date(row.created_at).toISOString(),
+      disabled: row.disabled === 1,
+      __v: row.version,
+    },
+  }
+}
+
+/**
+ * Checks a webhook URL (syntax, scheme, and where it points) and returns its normalized form.
+ * The target is checked again at every delivery, DNS answers included.
+ */
+export async function checkUrl(ctx: AppContext, raw: string): Promise<string> {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new AppError('WEBHOOK_URL_INVALID', 'url must be an absolute http or https URL.')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('WEBHOOK_URL_INVALID', 'url must use http or https.')
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new AppError('WEBHOOK_URL_INVALID', 'url must not contain credentials.')
+  }
+  if (url.hostname === '') throw new AppError('WEBHOOK_URL_INVALID', 'url has no host.')
+  url.hash = ''
+  try {
+    await vetUrl(url.href, { allowPrivate: ctx.config.webhookAllowPrivateUrls })
+  } catch (error) {
+    if (error instanceof TargetRefused) {
+      if (error.code === 'E_DNS') {
+        throw new AppError('WEBHOOK_URL_UNRESOLVABLE', `url: ${error.message}.`)
+      }
+      throw new AppError(
+        'WEBHOOK_URL_FORBIDDEN',
+        `url: ${error.message}; loopback, private and link-local targets are refused.`,
+      )
+    }
+    throw error
+  }
+  return url.href
+}
+
+function checkSecret(secret: string): void {
+  const weakness = secretStrength(secret)
+  if (weakness) throw new AppError('WEAK_SECRET', `secretToken ${weakness}.`)
+}
+
+const notFound = (): AppError => new AppError('NOT_FOUND', 'No such webhook.')
+
+export interface NewWebhook {
+  event: EventName
+  url: string
+  secretToken: string
+}
+
+export async function createWebhook(
+  ctx: AppContext,
+  owner: Owner,
+  input: NewWebhook,
+): Promise<WebhookResourceShape> {
+  checkSecret(input.secretToken)
+  const url = await checkUrl(ctx, input.url)
+  // Deliberately slow (bcrypt): computed once here, outside the transaction.
+  const serviceToken = await hashServiceToken(input.secretToken)
+  const { db } = ctx
+  const row = await db.kysely.transaction().execute(async (tx) => {
+    // Serializes registrations of one account so the limit and the duplicate check hold under
+    // concurrency, on both dialects.
+    await lockResource(db, tx, `tessera.webhooks.${owner.accountId}`)
+    if (await repo.findDuplicate(tx, owner.accountId, input.event, url)) {
+      throw new AppError('CONFLICT', `A webhook for ${input.event} at this url already exists.`)
+    }
+    if ((await repo.countOwnedWebhooks(tx, owner.accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+      throw new AppError(
+        'WEBHOOK_LIMIT_REACHED',
+        `An account can register at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one first.`,
+      )
+    }
+    const now = Date.now()
+    const row: repo.WebhookRow = {
+      id: newId(now),
+      owner_id: owner.accountId,
+      event: input.event,
+      url,
+      secret: input.secretToken,
+      service_token: serviceToken,
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      disabled: 0,
+      disabled_reason: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+      version: 0,
+    }
+    await repo.insertWebhook(tx, row)
+    return row
+  })
+  return toResource(row, owner.email)
+}
+
+export async function listWebhooks(ctx: AppContext, owner: Owner): Promise<WebhookResourceShape[]> {
+  const rows = await repo.listOwnedWebhooks(ctx.db.kysely, owner.accountId)
+  return rows.map((row) => toResource(row, owner.email))
+}
+
+export async function getWebhook(ctx: AppContext, owner: Owner, id: string): Promise<WebhookResourceShape> {
+  const row = isId(id) ? await repo.findOwnedWebhook(ctx.db.kysely, owner.accountId, id) : undefined
+  if (!row) throw notFound()
+  return toResource(row, owner.email)
+}
+
+export interface WebhookChanges {
+  url?: string
+  secretToken?: string
+  disabled?: boolean
+  __v?: number
+}
+
+export async function updateWebhook(
+  ctx: AppContext,
+  owner: Owner,
+  id: string,
+  changes: WebhookChanges,
+): Promise<WebhookResourceShape> {
+  if (!isId(id)) throw notFound()
+  if (changes.secretToken !== undefined) checkSecret(changes.secretToken)
+  const url = changes.url === undefined ? undefined : await checkUrl(ctx, changes.url)
+  const serviceToken =
+    changes.secretToken === undefined ? undefined : await hashServiceToken(changes.secretToken)
+  const { db } = ctx
+  const row = await db.kysely.transaction().execute(async (tx) => {
+    await lockResource(db, tx, `tessera.webhooks.${owner.accountId}`)
+    const current = await repo.findOwnedWebhook(tx, owner.accountId, id)
+    if (!current) throw notFound()
+    if (changes.__v !== undefined && changes.__v !== current.version) {
+      throw new AppError('CONFLICT', `The webhook is at __v ${current.version}, not ${changes.__v}.`)
+    }
+    const now = Date.now()
+    const set: Parameters<typeof repo.updateWebhook>[2] = {}
+    if (url !== undefined && url !== current.url) {
+      if (await repo.findDuplicate(tx, owner.accountId, current.event, url, id)) {
+        throw new AppError('CONFLICT', `A webhook for ${current.event} at this url already exists.`)
+      }
+      set.url = url
+    }
+    if (
+      changes.secretToken !== undefined &&
+      serviceToken !== undefined &&
+      changes.secretToken !== current.secret
+    ) {
+      set.secret = changes.secretToken
+      set.service_token = serviceToken
+      set.previous_secret = current.secret
+      set.previous_secret_expires_at = now + SECRET_ROTATION_OVERLAP_MS
+    }
+    if (changes.disabled === true && current.disabled === 0) {
+      set.disabled = 1
+      set.disabled_reason = 'owner'
+      await repo.pauseQueuedDeliveries(tx, id, now)
+    } else if (changes.disabled === false && current.disabled === 1) {
+      set.disabled = 0
+      set.disabled_reason = null
+      set.failing_since = null
+    }
+    await repo.updateWebhook(tx, id, set, now)
+    return repo.findOwnedWebhook(tx, owner.accountId, id)
+  })
+  if (!row) throw notFound()
+  return toResource(row, owner.email)
+}
+
+export async function deleteWebhook(ctx: AppContext, owner: Owner, id: string): Promise<void> {
+  // Deliveries and their attempts go with it (ON DELETE CASCADE).
+  if (!isId(id) || !(await repo.deleteWebhook(ctx.db.kysely, owner.accountId, id))) throw notFound()
+}
