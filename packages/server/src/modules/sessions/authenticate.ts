@@ -59,15 +59,22 @@ export function readCredentials(request: FastifyRequest): Credentials {
     if (!match) throw new AppError('AUTH_TOKEN_INVALID', 'The Authorization header must be "Bearer <token>".')
     authToken = match[1]
   }
-  if (Array.isArray(sessionHeader)) throw new AppError('SESSION_INVALID', 'Send one X-Service-Session header.')
+  if (Array.isArray(sessionHeader)) {
+    throw new AppError('SESSION_INVALID', 'Send one X-Service-Session header.')
+  }
   return { authToken, sessionToken: sessionHeader || undefined }
 }
 
-function sessionRefusal(row: { superseded_at: number | null; ends_at: number | null; expires_at: number }, now: number) {
+function sessionRefusal(
+  row: { superseded_at: number | null; ends_at: number | null; expires_at: number },
+  now: number,
+) {
   if (row.superseded_at !== null) {
     return new AppError('SESSION_SUPERSEDED', 'A newer session of this account replaced this one.')
   }
-  if (row.ends_at !== null && row.ends_at <= now) return new AppError('SESSION_DELETED', 'The session was deleted.')
+  if (row.ends_at !== null && row.ends_at <= now) {
+    return new AppError('SESSION_DELETED', 'The session was deleted.')
+  }
   if (row.expires_at <= now) return new AppError('SESSION_EXPIRED', 'The session expired without keep-alive.')
   return null
 }

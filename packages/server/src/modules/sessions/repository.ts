@@ -1,6 +1,6 @@
 // SQL of the sessions module. A session is valid while it is not superseded, its keep-alive has
 // not lapsed and its deletion (if any) has not taken effect; the predicate below is the one truth.
-import { type ExpressionBuilder, sql } from 'kysely'
+import { type Compilable, type CompiledQuery, createQueryId, type ExpressionBuilder, sql } from 'kysely'
 import type { Database, Executor } from '../../platform/db/index.ts'
 import type { SessionsTable } from '../../platform/db/schema.ts'
 
@@ -43,15 +43,42 @@ export function listValidSessions(db: Executor, now: number) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-    .select(['sessions.id', 'sessions.created_at', 'sessions.expires_at', 'sessions.ends_at', 'accounts.username'])
+    .select([
+      'sessions.id',
+      'sessions.created_at',
+      'sessions.expires_at',
+      'sessions.ends_at',
+      'accounts.username',
+    ])
     .where(validAt(now))
     .orderBy('sessions.created_at')
     .execute()
 }
 
-/** The per-request lookup: the session with its account, one indexed read. */
-export function findSessionWithAccount(db: Executor, sessionId: string) {
-  return db
+/**
+ * A query run on every request, compiled once per executor: building and compiling it through
+ * Kysely costs more than executing it. Later calls bind their arguments to the compiled SQL, so
+ * `build` must use each argument exactly once, in order, as a parameter (checked on first use).
+ * Nothing but the SQL text is kept: every call reads the database afresh.
+ */
+function precompiled<A extends unknown[], R>(build: (db: Executor, ...args: A) => Compilable<R>) {
+  const compiled = new WeakMap<Executor, CompiledQuery<R>>()
+  return async (db: Executor, ...args: A): Promise<R[]> => {
+    let template = compiled.get(db)
+    if (!template) {
+      template = build(db, ...args).compile()
+      if (template.parameters.length !== args.length || template.parameters.some((p, i) => p !== args[i])) {
+        throw new Error('precompiled query: parameters must be the arguments, in order')
+      }
+      compiled.set(db, template)
+    }
+    const { rows } = await db.executeQuery<R>({ ...template, parameters: args, queryId: createQueryId() })
+    return rows
+  }
+}
+
+const sessionWithAccount = precompiled((db, sessionId: string) =>
+  db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
     .select([
@@ -65,8 +92,13 @@ export function findSessionWithAccount(db: Executor, sessionId: string) {
       'accounts.is_admin',
       'accounts.disabled',
     ])
-    .where('sessions.id', '=', sessionId)
-    .executeTakeFirst()
+    .where('sessions.id', '=', sessionId),
+)
+
+/** The per-request lookup: the session with its account, one indexed read. */
+export async function findSessionWithAccount(db: Executor, sessionId: string) {
+  const rows = await sessionWithAccount(db, sessionId)
+  return rows[0]
 }
 
 export async function extendSession(db: Executor, sessionId: string, expiresAt: number, now: number) {
@@ -99,11 +131,7 @@ export function deleteSessionsInvalidBefore(db: Executor, before: number) {
   return db
     .deleteFrom('sessions')
     .where((eb) =>
-      eb.or([
-        eb('superseded_at', '<', before),
-        eb('expires_at', '<', before),
-        eb('ends_at', '<', before),
-      ]),
+      eb.or([eb('superseded_at', '<', before), eb('expires_at', '<', before), eb('ends_at', '<', before)]),
     )
     .execute()
 }

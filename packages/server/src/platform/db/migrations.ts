@@ -162,4 +162,21 @@ export const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0003_file_shares': {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('file_shares')
+        .addColumn('file_id', 'text', (c) => c.notNull().references('files.id').onDelete('cascade'))
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('file_shares_pk', ['file_id', 'account_id'])
+        .execute()
+      await db.schema
+        .createIndex('file_shares_account_idx')
+        .on('file_shares')
+        .columns(['account_id'])
+        .execute()
+    },
+  },
 }

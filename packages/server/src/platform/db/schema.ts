@@ -126,11 +126,20 @@ export interface DeliveryAttemptsTable {
   response_excerpt: string
 }
 
+export interface FileSharesTable {
+  file_id: string
+  account_id: string
+  /** 'viewer' or 'editor'. */
+  role: string
+  created_at: number
+}
+
 export interface Database {
   accounts: AccountsTable
   sessions: SessionsTable
   login_failures: LoginFailuresTable
   files: FilesTable
+  file_shares: FileSharesTable
   webhooks: WebhooksTable
   events: EventsTable
   deliveries: DeliveriesTable

@@ -1,0 +1,44 @@
+// Who may do what with a file. Owner: everything. Editor (shared with role "editor"): read, and
+// write attributes, annotations and configurations. Viewer: read. Anyone else: the file does not
+// exist for them (404), so IDs never reveal another account's data. A reader asking to write gets
+// 403: they can already see the file.
+import type { Executor } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { findFileForAccount, listShares } from './repository.ts'
+
+export type FileRole = 'owner' | 'editor' | 'viewer'
+export type FileNeed = 'read' | 'write' | 'owner'
+
+const ALLOWED: Record<FileNeed, readonly FileRole[]> = {
+  read: ['owner', 'editor', 'viewer'],
+  write: ['owner', 'editor'],
+  owner: ['owner'],
+}
+
+export type AccessibleFile = NonNullable<Awaited<ReturnType<typeof findFileForAccount>>>
+
+export interface FileAccess {
+  file: AccessibleFile
+  role: FileRole
+}
+
+export async function requireFileAccess(
+  db: Executor,
+  accountId: string,
+  fileId: string,
+  need: FileNeed,
+): Promise<FileAccess> {
+  const file = /^[0-9a-f]{24}$/.test(fileId) ? await findFileForAccount(db, fileId, accountId) : undefined
+  if (!file) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
+  const role: FileRole =
+    file.owner_id === accountId ? 'owner' : file.share_role === 'editor' ? 'editor' : 'viewer'
+  if (!ALLOWED[need].includes(role)) {
+    throw new AppError('FORBIDDEN', `Your role on this file (${role}) does not allow this.`)
+  }
+  return { file, role }
+}
+
+/** Everyone who may read the file besides its owner: their webhooks hear about it too. */
+export async function fileReaderIds(db: Executor, fileId: string): Promise<string[]> {
+  return (await listShares(db, fileId)).map((share) => share.account_id)
+}
