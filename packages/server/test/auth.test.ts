@@ -44,7 +44,7 @@ for (const dialect of dialects()) {
     test('wrong password and unknown user both answer 401 INVALID_CREDENTIALS in similar time', async () => {
       const account = await newAccount(t.app)
       const timings = { wrong: [] as number[], unknown: [] as number[] }
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         for (const kind of ['wrong', 'unknown'] as const) {
           const started = performance.now()
           const res = await t.app.inject({
@@ -64,8 +64,8 @@ for (const dialect of dialects()) {
       const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
       const ratio = median(timings.unknown) / median(timings.wrong)
       // Both paths run one argon2id verification (~15 ms); without the dummy hash, unknown users
-      // answer in well under 1 ms (ratio < 0.1).
-      assert.ok(ratio > 0.5 && ratio < 2, `unknown/wrong timing ratio ${ratio.toFixed(2)}`)
+      // answer in well under 1 ms (ratio < 0.1). The wide band absorbs a loaded CI machine.
+      assert.ok(ratio > 0.33 && ratio < 3, `unknown/wrong timing ratio ${ratio.toFixed(2)}`)
     })
 
     test('failed logins are limited per username and IP with 429 and Retry-After', async () => {

@@ -1,27 +1,5 @@
 // SQL of the files module.
-import { type Compilable, type CompiledQuery, createQueryId } from 'kysely'
-import type { Executor } from '../../platform/db/index.ts'
-
-/**
- * A query run on every request, compiled once per executor: building and compiling it through
- * Kysely costs more than executing it. Later calls bind their arguments to the compiled SQL, so
- * `build` must use each argument exactly once, in order, as a parameter (checked on first use).
- */
-function precompiled<A extends unknown[], R>(build: (db: Executor, ...args: A) => Compilable<R>) {
-  const compiled = new WeakMap<Executor, CompiledQuery<R>>()
-  return async (db: Executor, ...args: A): Promise<R[]> => {
-    let template = compiled.get(db)
-    if (!template) {
-      template = build(db, ...args).compile()
-      if (template.parameters.length !== args.length || template.parameters.some((p, i) => p !== args[i])) {
-        throw new Error('precompiled query: parameters must be the arguments, in order')
-      }
-      compiled.set(db, template)
-    }
-    const { rows } = await db.executeQuery<R>({ ...template, parameters: args, queryId: createQueryId() })
-    return rows
-  }
-}
+import { type Executor, precompiled } from '../../platform/db/index.ts'
 
 const directory = precompiled((db, ownerId: string, parent: string) =>
   db
@@ -79,7 +57,9 @@ export function findFileForAccount(db: Executor, fileId: string, accountId: stri
     .selectAll('files')
     .select(['owner.email as owner_email', 'uploader.email as user_email', 'file_shares.role as share_role'])
     .where('files.id', '=', fileId)
-    .where((eb) => eb.or([eb('files.owner_id', '=', accountId), eb('file_shares.account_id', '=', accountId)]))
+    .where((eb) =>
+      eb.or([eb('files.owner_id', '=', accountId), eb('file_shares.account_id', '=', accountId)]),
+    )
     .executeTakeFirst()
 }
 

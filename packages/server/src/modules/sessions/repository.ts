@@ -1,7 +1,7 @@
 // SQL of the sessions module. A session is valid while it is not superseded, its keep-alive has
 // not lapsed and its deletion (if any) has not taken effect; the predicate below is the one truth.
-import { type Compilable, type CompiledQuery, createQueryId, type ExpressionBuilder, sql } from 'kysely'
-import type { Database, Executor } from '../../platform/db/index.ts'
+import { type ExpressionBuilder, sql } from 'kysely'
+import { type Database, type Executor, precompiled } from '../../platform/db/index.ts'
 import type { SessionsTable } from '../../platform/db/schema.ts'
 
 export type SessionRow = SessionsTable
@@ -53,28 +53,6 @@ export function listValidSessions(db: Executor, now: number) {
     .where(validAt(now))
     .orderBy('sessions.created_at')
     .execute()
-}
-
-/**
- * A query run on every request, compiled once per executor: building and compiling it through
- * Kysely costs more than executing it. Later calls bind their arguments to the compiled SQL, so
- * `build` must use each argument exactly once, in order, as a parameter (checked on first use).
- * Nothing but the SQL text is kept: every call reads the database afresh.
- */
-function precompiled<A extends unknown[], R>(build: (db: Executor, ...args: A) => Compilable<R>) {
-  const compiled = new WeakMap<Executor, CompiledQuery<R>>()
-  return async (db: Executor, ...args: A): Promise<R[]> => {
-    let template = compiled.get(db)
-    if (!template) {
-      template = build(db, ...args).compile()
-      if (template.parameters.length !== args.length || template.parameters.some((p, i) => p !== args[i])) {
-        throw new Error('precompiled query: parameters must be the arguments, in order')
-      }
-      compiled.set(db, template)
-    }
-    const { rows } = await db.executeQuery<R>({ ...template, parameters: args, queryId: createQueryId() })
-    return rows
-  }
 }
 
 const sessionWithAccount = precompiled((db, sessionId: string) =>

@@ -7,6 +7,7 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   Kysely,
+  type SqliteDatabase as KyselySqliteDatabase,
   type Migration,
   type MigrationProvider,
   Migrator,
@@ -20,6 +21,7 @@ import pg from 'pg'
 import { migrations } from './migrations.ts'
 import type { Database } from './schema.ts'
 
+export { precompiled } from './precompiled.ts'
 export type { Database } from './schema.ts'
 export type Dialect = 'sqlite' | 'postgres'
 export type Tx = Transaction<Database>
@@ -61,6 +63,35 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+// Kysely prepares every query anew, and on the hot path (session lookup, listings) SQLite's
+// statement preparation costs more than running the statement. Prepared statements are cached by
+// SQL text (LRU); only compiled SQL is cached, never data. A statement still busy in an iteration
+// cannot be re-entered, so that case gets a fresh one.
+const STATEMENT_CACHE_SIZE = 256
+
+function withStatementCache(database: SqliteDatabase.Database): KyselySqliteDatabase {
+  const cache = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      const cached = cache.get(sqlText)
+      if (cached) {
+        if (cached.busy) return database.prepare(sqlText)
+        cache.delete(sqlText)
+        cache.set(sqlText, cached)
+        return cached
+      }
+      const statement = database.prepare(sqlText)
+      cache.set(sqlText, statement)
+      if (cache.size > STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      return statement
+    },
+  }
+}
+
 // pg returns int8 as strings; every bigint here is a millisecond timestamp or a byte count, which
 // fit in a double.
 const pgTypes = {
@@ -79,7 +110,9 @@ export async function openDatabase(options: DbOptions): Promise<Db> {
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) })
+  const kysely = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+  })
   return { kysely, dialect: 'sqlite', description: `sqlite:${file}`, close: () => kysely.destroy() }
 }
 
