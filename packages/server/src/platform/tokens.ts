@@ -125,7 +125,10 @@ export class TokenService {
       })
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {
-        throw new AppError(kind === 'auth' ? 'AUTH_TOKEN_EXPIRED' : 'SESSION_EXPIRED', `The ${kind} token has expired.`)
+        throw new AppError(
+          kind === 'auth' ? 'AUTH_TOKEN_EXPIRED' : 'SESSION_EXPIRED',
+          `The ${kind} token has expired.`,
+        )
       }
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) {
         throw new AppError(code, `The ${kind} token is not valid.`)
