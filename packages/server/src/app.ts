@@ -7,15 +7,25 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino, { type DestinationStream } from 'pino'
 import { Type } from 'typebox'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
+import { annotationRoutes } from './modules/annotations/index.ts'
+import { configurationRoutes } from './modules/configurations/index.ts'
 import { fileRoutes } from './modules/files/index.ts'
+import { sceneRoutes } from './modules/scene/index.ts'
 import { createAuthenticator, sessionRoutes } from './modules/sessions/index.ts'
-import { DeliveryWorker, webhookRoutes } from './modules/webhooks/index.ts'
+import {
+  createDeliveryMetrics,
+  DeliveryWorker,
+  openApiWebhooks,
+  webhookRoutes,
+} from './modules/webhooks/index.ts'
+import { openBlobStore } from './platform/blobs/index.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
 import { type Db, migrate, openDatabase, ping } from './platform/db/index.ts'
 import { installHttpKernel } from './platform/http.ts'
 import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
 import { loggerOptions, requestId } from './platform/logger.ts'
+import { createMetricsRegistry, metricsRoute } from './platform/metrics.ts'
 import { TokenService } from './platform/tokens.ts'
 
 declare module 'fastify' {
@@ -44,7 +54,8 @@ export async function createContext(config: Config, options: BuildOptions = {}):
     options.keys ??
     (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
   const log = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination(1))
-  return { config, db, keys, tokens: new TokenService(keys, config.authTokenTtlMs), log }
+  const blobs = openBlobStore(config.storageUrl)
+  return { config, db, blobs, keys, tokens: new TokenService(keys, config.authTokenTtlMs), log }
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -61,8 +72,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
   if (!options.db) app.addHook('onClose', () => ctx.db.close())
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onClose', () => ctx.blobs.close())
+  // Callback style, not async: this runs on every response, and a promise per request shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
+    done(null, payload)
   })
 
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
@@ -117,6 +131,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         { bearerAuth: [], sessionHeader: [] },
         { authCookie: [], sessionCookie: [] },
       ],
+      // What receivers get: the envelope and `data` of every event (webhooks/payloads.ts).
+      webhooks: openApiWebhooks(),
     },
   })
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
@@ -152,6 +168,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     async () => ctx.keys.jwks,
   )
+  // Per app, never prom-client's global registry: several apps may share a process.
+  const metrics = createMetricsRegistry()
+  const deliveryMetrics = createDeliveryMetrics(metrics, ctx.db)
+  metricsRoute(app, metrics)
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
   // The API proper: every route below runs the authentication hook.
@@ -161,10 +181,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx)
     await webhookRoutes(api, ctx)
+    await sceneRoutes(api, ctx)
+    await annotationRoutes(api, ctx)
+    await configurationRoutes(api, ctx)
   })
 
   if (options.workers !== false) {
-    const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log })
+    const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log, metrics: deliveryMetrics })
     app.addHook('onReady', async () => deliveries.start())
     // preClose: before the database closes; in-flight attempts finish, leases are released.
     app.addHook('preClose', async () => deliveries.stop())

@@ -1,4 +1,4 @@
-// `tessera` CLI: serve, migrate, accounts, licenses, token sign, keys show.
+// `tessera` CLI: serve, worker, migrate, accounts, licenses, token sign, keys show.
 // Every command reads the same environment variables as the server (see `tessera serve --help`).
 import { parseArgs } from 'node:util'
 import { buildApp, createContext } from '../app.ts'
@@ -10,6 +10,7 @@ import {
   setDisabled,
 } from '../modules/accounts/index.ts'
 import { licenseUsage } from '../modules/sessions/index.ts'
+import { DeliveryWorker } from '../modules/webhooks/index.ts'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { migrate, openDatabase } from '../platform/db/index.ts'
@@ -19,7 +20,9 @@ import { parseDuration } from '../platform/units.ts'
 const USAGE = `Usage: tessera <command> [options]
 
 Commands:
-  serve                         run the API server (migrates the database first)
+  serve [--no-workers]          run the API server (migrates the database first); with
+                                --no-workers it serves the API only and delivers no webhooks
+  worker                        run the webhook delivery worker only (no HTTP listener)
   migrate                       bring the database schema up to date
   accounts create --email E --username U --password P [--admin]
   accounts list
@@ -46,8 +49,9 @@ async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T
   }
 }
 
-async function serve(config: Config): Promise<void> {
-  const app = await buildApp(config)
+async function serve(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean', default: false } } })
+  const app = await buildApp(config, { workers: !values['no-workers'] })
   const admin = await ensureInitialAdmin(app.ctx)
   if (admin) {
     // Printed once, on the first start; it is never stored in clear or logged.
@@ -74,7 +78,38 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
   const address = await app.listen({ port: config.port, host: config.host })
-  app.log.info({ address, storage: app.ctx.db.description }, 'Tessera is listening')
+  app.log.info(
+    { address, storage: app.ctx.db.description, workers: !values['no-workers'] },
+    'Tessera is listening',
+  )
+}
+
+/** Delivery only: claims and sends webhook deliveries until SIGTERM/SIGINT, then exits 0. */
+async function worker(config: Config): Promise<void> {
+  const ctx = await createContext(config)
+  const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log })
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    ctx.log.info({ signal }, 'shutting down: finishing or releasing in-flight deliveries')
+    // stop() lets attempts in flight finish (bounded by the webhook timeout) and hands back the
+    // leases of anything it claimed but did not send, so no delivery waits for a lease to expire.
+    deliveries
+      .stop()
+      .then(() => ctx.db.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          ctx.log.error({ err: error }, 'shutdown failed')
+          process.exit(1)
+        },
+      )
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  deliveries.start()
+  ctx.log.info({ worker: deliveries.id, storage: ctx.db.description }, 'Tessera worker is running')
 }
 
 async function accounts(config: Config, args: string[]): Promise<void> {
@@ -157,7 +192,10 @@ export async function main(argv: string[]): Promise<number> {
   const config = loadConfig()
   switch (command) {
     case 'serve':
-      await serve(config)
+      await serve(config, args)
+      return -1 // keeps running
+    case 'worker':
+      await worker(config)
       return -1 // keeps running
     case 'migrate': {
       const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })

@@ -7,6 +7,7 @@ export const ERRORS = {
   AMBIGUOUS_CREDENTIALS: { status: 400, title: 'Bad Request' },
   BAD_REQUEST: { status: 400, title: 'Bad Request' },
   WEAK_SECRET: { status: 400, title: 'Bad Request' },
+  UNKNOWN_NODE: { status: 400, title: 'Bad Request' },
   INVALID_CREDENTIALS: { status: 401, title: 'Unauthorized' },
   AUTH_TOKEN_MISSING: { status: 401, title: 'Unauthorized' },
   AUTH_TOKEN_INVALID: { status: 401, title: 'Unauthorized' },
@@ -25,6 +26,7 @@ export const ERRORS = {
   CONFLICT: { status: 409, title: 'Conflict' },
   NOT_READY: { status: 409, title: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range Not Satisfiable' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too Many Requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal Server Error' },
@@ -33,6 +35,8 @@ export const ERRORS = {
   WEBHOOK_URL_FORBIDDEN: { status: 400, title: 'Bad Request' },
   WEBHOOK_URL_UNRESOLVABLE: { status: 400, title: 'Bad Request' },
   WEBHOOK_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  WEBHOOK_DISABLED: { status: 409, title: 'Conflict' },
+  DELIVERY_IN_PROGRESS: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -112,6 +112,10 @@ export interface TestApp {
   close(): Promise<void>
 }
 
+/**
+ * A migrated app on a fresh database of `dialect`. `overrides` replace config values; e.g.
+ * `{ storageUrl: (await startS3()).storageUrl }` stores blobs in s3rver instead of the temp dir.
+ */
 export async function startApp(
   dialect: DialectUnderTest,
   overrides: Partial<Config> = {},

@@ -52,3 +52,33 @@ export async function startServer(env: Record<string, string>, args: string[] = 
   child.kill('SIGKILL')
   throw new Error(`server did not start:\n${output}`)
 }
+
+export interface WorkerProcess {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** Starts `tessera worker` and waits until its delivery loop runs. */
+export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker'], {
+    env: { ...process.env, TESSERA_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString()
+  })
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString()
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (output.includes('Tessera worker is running')) return { child, output: () => output, exited }
+    if (child.exitCode !== null) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`worker did not start:\n${output}`)
+}

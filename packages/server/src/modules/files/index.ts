@@ -1,4 +1,4 @@
-// Files: records, directories, access (uploads, sharing and blobs come with the files issue).
+// Files: records, directories, uploads and revisions, downloads, sharing and access.
 export {
   type AccessibleFile,
   type FileAccess,
@@ -8,4 +8,5 @@ export {
   requireFileAccess,
 } from './access.ts'
 export { fileRoutes } from './routes.ts'
+export { FileRecord } from './schemas.ts'
 export { type FileRecordShape, listFiles, toFileRecord } from './service.ts'

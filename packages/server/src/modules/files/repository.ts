@@ -1,5 +1,6 @@
 // SQL of the files module.
 import { type Executor, precompiled } from '../../platform/db/index.ts'
+import type { FileSharesTable, FilesTable, JobsTable } from '../../platform/db/schema.ts'
 
 const directory = precompiled((db, ownerId: string, parent: string) =>
   db
@@ -71,5 +72,101 @@ export function listShares(db: Executor, fileId: string) {
     .select(['file_shares.account_id', 'file_shares.role', 'accounts.email'])
     .where('file_shares.file_id', '=', fileId)
     .orderBy('accounts.email')
+    .execute()
+}
+
+/** The caller's own file at a path (uploads there become revisions of it). */
+export function findOwnFileByKey(db: Executor, ownerId: string, key: string) {
+  return db
+    .selectFrom('files')
+    .select(['id', 'version', 'revision_date', 'updated_at', 'blob_key'])
+    .where('owner_id', '=', ownerId)
+    .where('key', '=', key)
+    .executeTakeFirst()
+}
+
+export function insertFile(db: Executor, row: FilesTable): Promise<unknown> {
+  return db.insertInto('files').values(row).execute()
+}
+
+export interface RevisionUpdate {
+  userId: string
+  size: number
+  sha256: string
+  bucket: string
+  blobKey: string
+  now: number
+  revisionDate: number
+}
+
+/** A new revision replaces the content and resets what the conversion derives from it. */
+export function updateRevision(db: Executor, fileId: string, update: RevisionUpdate) {
+  return db
+    .updateTable('files')
+    .set((eb) => ({
+      user_id: update.userId,
+      size: update.size,
+      sha256: update.sha256,
+      bucket: update.bucket,
+      blob_key: update.blobKey,
+      state: 'queued',
+      error: '',
+      progress: 0,
+      scene_tree_names: '[]',
+      scene_tree_roots: '[]',
+      updated_at: update.now,
+      revision_date: update.revisionDate,
+      version: eb('version', '+', 1),
+    }))
+    .where('id', '=', fileId)
+    .returning(['version'])
+    .executeTakeFirst()
+}
+
+export function insertJob(db: Executor, row: JobsTable): Promise<unknown> {
+  return db.insertInto('jobs').values(row).execute()
+}
+
+/** Queued jobs of an older revision are superseded by the new one (running ones check `file_version`). */
+export function deleteQueuedJobs(db: Executor, fileId: string, kind: string): Promise<unknown> {
+  return db
+    .deleteFrom('jobs')
+    .where('file_id', '=', fileId)
+    .where('kind', '=', kind)
+    .where('state', '=', 'queued')
+    .execute()
+}
+
+/** Removes a file with its shares and jobs; answers the blob keys to remove once this commits. */
+export async function deleteFile(db: Executor, fileId: string): Promise<string[]> {
+  await db.deleteFrom('jobs').where('file_id', '=', fileId).execute()
+  await db.deleteFrom('file_shares').where('file_id', '=', fileId).execute()
+  const rows = await db.deleteFrom('files').where('id', '=', fileId).returning(['blob_key']).execute()
+  return rows.map((row) => row.blob_key)
+}
+
+export function upsertShare(db: Executor, row: FileSharesTable): Promise<unknown> {
+  return db
+    .insertInto('file_shares')
+    .values(row)
+    .onConflict((oc) => oc.columns(['file_id', 'account_id']).doUpdateSet({ role: row.role }))
+    .execute()
+}
+
+export async function deleteShare(db: Executor, fileId: string, accountId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('file_shares')
+    .where('file_id', '=', fileId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** Stores the denormalised `roles` of the record and counts the change as an update. */
+export function setRoles(db: Executor, fileId: string, roles: string, now: number): Promise<unknown> {
+  return db
+    .updateTable('files')
+    .set((eb) => ({ roles, updated_at: now, version: eb('version', '+', 1) }))
+    .where('id', '=', fileId)
     .execute()
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../../platform/config.ts'
-import type { Db, Tx } from '../../platform/db/index.ts'
+import type { Db, Executor, Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
 import type { EventName } from './events.ts'
 import * as repo from './repository.ts'
@@ -76,13 +76,20 @@ export async function emitEvent(
     created_at: now,
     updated_at: now,
     completed_at: null,
+    is_test: 0,
   }))
   await repo.insertDeliveries(tx, rows)
-  if (rows.some((row) => row.status === 'pending')) {
-    if (ctx.db.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(tx)
-    // SQLite has one connection: a woken worker's claim queues behind this transaction and so sees
-    // its outcome. On PostgreSQL an early claim finds nothing and the NOTIFY at commit wakes again.
-    for (const worker of localWorkers) if (worker.db === ctx.db) worker.wake()
-  }
+  if (rows.some((row) => row.status === 'pending')) await wakeWorkers(ctx.db, tx)
   return { eventId, deliveries: rows.length }
+}
+
+/**
+ * Tells delivery workers that deliveries became due. Inside a transaction the PostgreSQL NOTIFY
+ * goes out at commit; outside one, at once.
+ */
+export async function wakeWorkers(db: Db, executor: Executor): Promise<void> {
+  if (db.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(executor)
+  // SQLite has one connection: a woken worker's claim queues behind this transaction and so sees
+  // its outcome. On PostgreSQL an early claim finds nothing and the NOTIFY at commit wakes again.
+  for (const worker of localWorkers) if (worker.db === db) worker.wake()
 }

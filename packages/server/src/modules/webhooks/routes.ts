@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
+import { deliveryRoutes } from './delivery-routes.ts'
 import {
   CreateWebhookBody,
   Ok,
@@ -114,4 +115,6 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
       return { success: true as const }
     },
   )
+
+  await deliveryRoutes(app, ctx)
 }

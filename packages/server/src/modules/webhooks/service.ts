@@ -5,6 +5,7 @@ import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { isId, newId } from '../../platform/ids.ts'
 import type { EventName } from './events.ts'
+import { wakeWorkers } from './outbox.ts'
 import * as repo from './repository.ts'
 import { hashServiceToken, secretStrength } from './signing.ts'
 import { TargetRefused, vetUrl } from './ssrf.ts'
@@ -206,6 +207,8 @@ export async function updateWebhook(
       set.disabled = 0
       set.disabled_reason = null
       set.failing_since = null
+      // Events that happened while it was disabled go out now: no gaps.
+      if ((await repo.releasePausedDeliveries(tx, id, now)) > 0) await wakeWorkers(db, tx)
     }
     await repo.updateWebhook(tx, id, set, now)
     return repo.findOwnedWebhook(tx, owner.accountId, id)

@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Config } from '../../platform/config.ts'
-import { type Db, lockResource, type Tx } from '../../platform/db/index.ts'
+import { type Db, type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
 import { type AttemptResult, sendAttempt } from './attempt.ts'
+import type { DeliveryMetrics, DeliveryOutcome } from './metrics.ts'
 import { NOTIFY_CHANNEL, registerLocalWorker } from './outbox.ts'
 import * as repo from './repository.ts'
 import { signatureHeaders } from './signing.ts'
@@ -24,10 +25,18 @@ export interface WorkerOptions {
   maxInFlight?: number
   /** Longest sleep between rounds when nothing wakes the worker. */
   pollMs?: number
+  /** Where attempts and outcomes are counted (the app's /metrics). */
+  metrics?: DeliveryMetrics
 }
 
-/** The lease outlives the attempt timeout by this much, then another worker may take over. */
-const LEASE_MARGIN_MS = 30_000
+/**
+ * The lease outlives the attempt timeout by a margin for recording the result, then another worker
+ * may take over. The margin scales with the timeout (2 s to 30 s) so that a short timeout also
+ * means a quick takeover after a crash, while a slow attempt is never sent twice while in flight.
+ */
+export function leaseMs(timeoutMs: number): number {
+  return timeoutMs + Math.min(30_000, Math.max(2_000, timeoutMs))
+}
 const JITTER = 0.2
 
 interface Job {
@@ -42,6 +51,9 @@ interface Job {
   previous_secret: string | null
   previous_secret_expires_at: number | null
   webhook_disabled: number
+  /** A test delivery: sent with `x-service-test: 1`, even while disabled, never touching health. */
+  is_test: number
+  event_created_at: number
   file_id: string
   event: string
   data: string
@@ -71,6 +83,7 @@ export class DeliveryWorker {
   readonly #batchSize: number
   readonly #maxInFlight: number
   readonly #pollMs: number
+  readonly #metrics: DeliveryMetrics | undefined
   readonly #inFlight = new Map<string, Promise<void>>()
   #running = false
   #loop: Promise<void> | null = null
@@ -87,6 +100,7 @@ export class DeliveryWorker {
     this.#batchSize = options.batchSize ?? 50
     this.#maxInFlight = options.maxInFlight ?? 256
     this.#pollMs = options.pollMs ?? 2000
+    this.#metrics = options.metrics
   }
 
   start(): void {
@@ -206,10 +220,13 @@ export class DeliveryWorker {
 
   /** Milliseconds until the next pending delivery is due or a lease expires (capped by the poll). */
   async #nextDueIn(): Promise<number> {
+    // Deliveries waiting for a slot of a saturated webhook are not "due" here: a finishing attempt
+    // wakes the worker for them. Counting them would spin the loop while a receiver hangs.
     const row = await this.db.kysely
       .selectFrom('deliveries')
       .select((eb) => eb.fn.min('next_attempt_at').as('next'))
       .where('status', '=', 'pending')
+      .where('webhook_id', 'not in', this.#saturated(this.db.kysely, Date.now()))
       .executeTakeFirst()
     const lease = await this.db.kysely
       .selectFrom('deliveries')
@@ -223,6 +240,17 @@ export class DeliveryWorker {
     return candidates.length === 0 ? this.#pollMs : Math.max(0, Math.min(...candidates))
   }
 
+  /** Webhooks with TESSERA_WEBHOOK_MAX_IN_FLIGHT attempts in flight (a subquery of their ids). */
+  #saturated(db: Executor, now: number) {
+    return db
+      .selectFrom('deliveries')
+      .select('webhook_id')
+      .where('status', '=', 'delivering')
+      .where('lease_expires_at', '>', now)
+      .groupBy('webhook_id')
+      .having((eb) => eb.fn.countAll(), '>=', this.#config.webhookMaxInFlight)
+  }
+
   async #claim(limit: number): Promise<{ jobs: Job[]; more: boolean }> {
     const { db } = this
     const maxPerHook = this.#config.webhookMaxInFlight
@@ -230,28 +258,34 @@ export class DeliveryWorker {
       // One claimer at a time per database, so in-flight counts per webhook cannot race.
       await lockResource(db, tx, 'tessera.webhook-claim')
       const now = Date.now()
-      const busy = tx
-        .selectFrom('deliveries')
-        .select('webhook_id')
-        .where('status', '=', 'delivering')
-        .where('lease_expires_at', '>', now)
-        .groupBy('webhook_id')
-        .having((eb) => eb.fn.countAll(), '>=', maxPerHook)
-      let query = tx
+      const busy = this.#saturated(tx, now)
+      // Two queries, not one with OR: each walks the (status, next_attempt_at) index in order and
+      // stops at the limit. An OR (or a tie-break on id) made every claim sort the whole due
+      // backlog, which made a deep backlog quadratic. Rows tied on next_attempt_at come out in
+      // insertion order on SQLite and in no defined order on PostgreSQL; both are fine.
+      let expired = tx
         .selectFrom('deliveries')
         .select(['id', 'webhook_id'])
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-            eb.and([eb('status', '=', 'delivering'), eb('lease_expires_at', '<=', now)]),
-          ]),
-        )
+        .where('status', '=', 'delivering')
+        .where('lease_expires_at', '<=', now)
+        .where('webhook_id', 'not in', busy)
+        .orderBy('lease_expires_at')
+        .limit(limit * 4)
+      let due = tx
+        .selectFrom('deliveries')
+        .select(['id', 'webhook_id'])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
         .where('webhook_id', 'not in', busy)
         .orderBy('next_attempt_at')
-        .orderBy('id')
         .limit(limit * 4)
-      if (db.dialect === 'postgres') query = query.forUpdate().skipLocked()
-      const candidates = await query.execute()
+      if (db.dialect === 'postgres') {
+        expired = expired.forUpdate().skipLocked()
+        due = due.forUpdate().skipLocked()
+      }
+      const candidates = await expired.execute()
+      if (candidates.length < limit * 4)
+        candidates.push(...(await due.execute()).slice(0, limit * 4 - candidates.length))
       if (candidates.length === 0) return { jobs: [], more: false }
 
       const hookIds = [...new Set(candidates.map((c) => c.webhook_id))]
@@ -281,13 +315,16 @@ export class DeliveryWorker {
         .set({
           status: 'delivering',
           leased_by: this.id,
-          lease_expires_at: now + this.#config.webhookTimeoutMs + LEASE_MARGIN_MS,
+          lease_expires_at: now + leaseMs(this.#config.webhookTimeoutMs),
           updated_at: now,
         })
         .where('id', 'in', chosen)
         .execute()
       const jobs = await loadJobs(tx, chosen)
-      return { jobs, more: skipped || candidates.length >= limit * 4 }
+      // Another round right away only if this one was cut short by the limits. Deliveries skipped
+      // for a saturated webhook wait for a slot: a finishing attempt wakes the worker, and claiming
+      // again at once would only find them blocked, costing a transaction per delivery.
+      return { jobs, more: chosen.length >= limit || candidates.length >= limit * 4 }
     })
   }
 
@@ -302,13 +339,14 @@ export class DeliveryWorker {
   }
 
   async #deliver(job: Job): Promise<void> {
-    if (job.webhook_disabled === 1) {
+    if (job.webhook_disabled === 1 && job.is_test === 0) {
       await this.db.kysely
         .updateTable('deliveries')
         .set({ status: 'paused', leased_by: null, lease_expires_at: null, updated_at: Date.now() })
         .where('id', '=', job.id)
         .where('leased_by', '=', this.id)
         .execute()
+      this.#metrics?.outcome('paused')
       return
     }
     const body = JSON.stringify({
@@ -329,6 +367,7 @@ export class DeliveryWorker {
       headers: {
         'content-type': 'application/json',
         'x-service-token': job.service_token,
+        ...(job.is_test === 1 ? { 'x-service-test': '1' } : {}),
         ...signatureHeaders({ msgId: job.uuid, timestampSec: Math.floor(started / 1000), body, secrets }),
       },
       timeoutMs: this.#config.webhookTimeoutMs,
@@ -340,7 +379,9 @@ export class DeliveryWorker {
   async #record(job: Job, started: number, result: AttemptResult): Promise<void> {
     const attempt = job.attempts + 1
     const schedule = this.#config.webhookRetryScheduleMs
-    await this.db.kysely.transaction().execute(async (tx) => {
+    // Test deliveries are probes: their outcome never moves the webhook's health.
+    const counts = job.is_test === 0
+    const recorded = await this.db.kysely.transaction().execute(async (tx) => {
       const now = Date.now()
       await repo.insertAttempt(tx, {
         id: newId(now),
@@ -363,7 +404,7 @@ export class DeliveryWorker {
       let disableReason: string | null = null
       if (result.ok) {
         status = 'succeeded'
-        if (hook?.failing_since !== null) {
+        if (counts && hook?.failing_since !== null) {
           await tx
             .updateTable('webhooks')
             .set({ failing_since: null })
@@ -371,8 +412,8 @@ export class DeliveryWorker {
             .execute()
         }
       } else {
-        if (result.gone) disableReason = 'gone'
-        else if (hook && hook.disabled === 0) {
+        if (counts && result.gone) disableReason = 'gone'
+        else if (counts && hook && hook.disabled === 0) {
           const since = hook.failing_since ?? now
           if (now - since >= this.#config.webhookDisableAfterMs) disableReason = 'failing'
           else if (hook.failing_since === null) {
@@ -384,14 +425,14 @@ export class DeliveryWorker {
           }
         }
         if (attempt >= schedule.length) status = 'failed'
-        else if (disableReason || hook?.disabled === 1) status = 'paused'
+        else if (counts && (disableReason || hook?.disabled === 1)) status = 'paused'
         else {
           status = 'pending'
           nextAt = now + nextDelay(schedule, attempt, result.retryAfterMs)
         }
         if (result.gone) status = 'failed'
       }
-      await tx
+      const updated = await tx
         .updateTable('deliveries')
         .set((eb) => ({
           status,
@@ -407,13 +448,20 @@ export class DeliveryWorker {
         .where('id', '=', job.id)
         .where('leased_by', '=', this.id)
         .where('status', '=', 'delivering')
-        .execute()
+        .executeTakeFirst()
       if (disableReason && hook?.disabled === 0) {
         await repo.updateWebhook(tx, job.webhook_id, { disabled: 1, disabled_reason: disableReason }, now)
         await repo.pauseQueuedDeliveries(tx, job.webhook_id, now)
         this.#log.warn({ webhook: job.webhook_id, reason: disableReason }, 'webhook disabled')
       }
+      // null: the lease was lost (taken over or re-queued by hand); the new holder reports.
+      return Number(updated.numUpdatedRows) > 0 ? { status, at: now } : null
     })
+    this.#metrics?.attempt(result.errorCode)
+    if (recorded && recorded.status !== 'pending') {
+      this.#metrics?.outcome(recorded.status as DeliveryOutcome)
+      if (recorded.status === 'succeeded') this.#metrics?.latency(recorded.at - job.event_created_at)
+    }
     this.#log.debug(
       { delivery: job.id, attempt, ok: result.ok, status: result.status, code: result.errorCode },
       'webhook attempt',
@@ -438,6 +486,8 @@ function loadJobs(tx: Tx, ids: string[]): Promise<Job[]> {
       'webhooks.previous_secret',
       'webhooks.previous_secret_expires_at',
       'webhooks.disabled as webhook_disabled',
+      'deliveries.is_test',
+      'events.created_at as event_created_at',
       'events.file_id',
       'events.event',
       'events.data',

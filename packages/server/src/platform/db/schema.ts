@@ -112,6 +112,8 @@ export interface DeliveriesTable {
   created_at: number
   updated_at: number
   completed_at: number | null
+  /** 1 for a test delivery (POST /webhook/:id/test): sent with `x-service-test: 1`. */
+  is_test: number
 }
 
 export interface DeliveryAttemptsTable {
@@ -134,6 +136,93 @@ export interface FileSharesTable {
   created_at: number
 }
 
+export interface JobsTable {
+  id: string
+  /** 'convert' (the conversion issue runs these; nothing claims them yet). */
+  kind: string
+  file_id: string
+  /** The file's `__v` the job was queued for: a job for an older revision must not touch a newer one. */
+  file_version: number
+  /** queued | running | done | failed */
+  state: string
+  /** Not before this time (ms). */
+  run_at: number
+  attempts: number
+  lease_until: number | null
+  leased_by: string | null
+  last_error: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface SceneNodesTable {
+  file_id: string
+  /** Stable node ID of the file's scene tree (what scene attributes are keyed by). */
+  node_id: string
+  parent_id: string | null
+  name: string
+  /** Order among siblings. */
+  position: number
+}
+
+export interface SceneAttributesTable {
+  file_id: string
+  node_id: string
+  /** Attribute name. */
+  name: string
+  /** JSON text of the attribute value (never JSON null: null removes the attribute). */
+  value: string
+  updated_by: string
+  updated_at: number
+}
+
+export interface AnnotationsTable {
+  id: string
+  file_id: string
+  author_id: string
+  name: string
+  content: string
+  type: number
+  color: string
+  camera_x: number
+  camera_y: number
+  camera_z: number
+  /** JSON arrays. */
+  targets: string
+  tags: string
+  /** JSON arrays of e-mails or "*". */
+  read_permissions: string
+  write_permissions: string
+  /** `_id` of the record's `permissions` object. */
+  permissions_id: string
+  /** JSON object with the nine permission arrays. */
+  permissions: string
+  /** Record `date` (ms). */
+  created_at: number
+  /** Record `lastUpdate` (ms). */
+  updated_at: number
+  version: number
+}
+
+export interface ConfigurationsTable {
+  id: string
+  file_id: string
+  author_id: string
+  name: string
+  last_modification_author_id: string | null
+  /** Null until the first update. */
+  last_modification_date: number | null
+  last_activation_date: number
+  locked_by: string | null
+  read_permissions: string
+  write_permissions: string
+  /** JSON object: the viewer-state fields of the record (camera, environment, layers, …). */
+  settings: string
+  /** Record `date` (ms). */
+  created_at: number
+  version: number
+}
+
 export interface Database {
   accounts: AccountsTable
   sessions: SessionsTable
@@ -144,4 +233,9 @@ export interface Database {
   events: EventsTable
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
+  jobs: JobsTable
+  scene_nodes: SceneNodesTable
+  scene_attributes: SceneAttributesTable
+  annotations: AnnotationsTable
+  configurations: ConfigurationsTable
 }

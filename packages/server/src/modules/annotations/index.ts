@@ -1,0 +1,2 @@
+// Annotations: notes pinned to a file's scene, with per-annotation access lists.
+export { annotationRoutes } from './routes.ts'

@@ -1,0 +1,93 @@
+import { Type } from 'typebox'
+import { ACCESS_ENTRY_PATTERN } from '../../platform/acl.ts'
+import { ID_PATTERN } from '../../platform/ids.ts'
+
+const Id = Type.String({ pattern: ID_PATTERN })
+const Int32 = { minimum: -2147483648, maximum: 2147483647 }
+
+export const AccessListInput = Type.Array(Type.String({ pattern: ACCESS_ENTRY_PATTERN, maxLength: 254 }), {
+  maxItems: 1000,
+  description: 'account e-mails, or "*" for everyone with access to the file; empty: no restriction',
+})
+
+const PermissionsInput = Type.Object(
+  {
+    _id: Type.Optional(Type.String({ maxLength: 64, description: 'assigned by the server; ignored' })),
+    writeTargets: Type.Optional(AccessListInput),
+    readTargets: Type.Optional(AccessListInput),
+    delete: Type.Optional(AccessListInput),
+    writeTitle: Type.Optional(AccessListInput),
+    readTitle: Type.Optional(AccessListInput),
+    writeDiscussion: Type.Optional(AccessListInput),
+    readDiscussion: Type.Optional(AccessListInput),
+    writeDescription: Type.Optional(AccessListInput),
+    readDescription: Type.Optional(AccessListInput),
+  },
+  { additionalProperties: false, description: 'arrays given replace the stored ones; others stay' },
+)
+
+/** The fields a client sets, on create and update. */
+const editable = {
+  name: Type.String({ maxLength: 1000, description: 'title' }),
+  content: Type.String({ maxLength: 100_000, description: 'description text' }),
+  type: Type.Integer(Int32),
+  color: Type.String({ minLength: 1, maxLength: 64, description: 'CSS-style color' }),
+  cameraX: Type.Number(),
+  cameraY: Type.Number(),
+  cameraZ: Type.Number(),
+  targets: Type.Array(Type.Unknown(), { maxItems: 10_000 }),
+  tags: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 1000 }),
+  readPermissions: AccessListInput,
+  writePermissions: AccessListInput,
+  permissions: PermissionsInput,
+}
+
+export const CreateAnnotationBody = Type.Object(
+  {
+    file: Id,
+    name: editable.name,
+    content: Type.Optional(editable.content),
+    type: Type.Optional(editable.type),
+    color: Type.Optional(editable.color),
+    cameraX: Type.Optional(editable.cameraX),
+    cameraY: Type.Optional(editable.cameraY),
+    cameraZ: Type.Optional(editable.cameraZ),
+    targets: Type.Optional(editable.targets),
+    tags: Type.Optional(editable.tags),
+    readPermissions: Type.Optional(editable.readPermissions),
+    writePermissions: Type.Optional(editable.writePermissions),
+    permissions: Type.Optional(editable.permissions),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateAnnotationBody = Type.Object(
+  {
+    _id: Id,
+    __v: Type.Optional(Type.Integer({ description: 'if given, must be the current revision (else 409)' })),
+    name: Type.Optional(editable.name),
+    content: Type.Optional(editable.content),
+    type: Type.Optional(editable.type),
+    color: Type.Optional(editable.color),
+    cameraX: Type.Optional(editable.cameraX),
+    cameraY: Type.Optional(editable.cameraY),
+    cameraZ: Type.Optional(editable.cameraZ),
+    targets: Type.Optional(editable.targets),
+    tags: Type.Optional(editable.tags),
+    readPermissions: Type.Optional(editable.readPermissions),
+    writePermissions: Type.Optional(editable.writePermissions),
+    permissions: Type.Optional(editable.permissions),
+  },
+  { additionalProperties: false },
+)
+
+export const AnnotationIdInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })
+
+export const ListAnnotationsQuery = Type.Object({ file: Id }, { additionalProperties: false })
+
+const AnnotationRef = Type.Ref('Annotation')
+export const AnnotationAnswer = Type.Object({ success: Type.Literal(true), annotation: AnnotationRef })
+export const AnnotationList = Type.Object({
+  success: Type.Literal(true),
+  annotations: Type.Array(AnnotationRef),
+})

@@ -1,0 +1,2 @@
+// Configurations: saved viewer states of a file.
+export { configurationRoutes } from './routes.ts'

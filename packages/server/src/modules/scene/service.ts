@@ -1,0 +1,125 @@
+// Scene attributes: free-form values attached to the nodes of a file's scene tree. A write merges
+// (a null value removes that attribute, other attributes of the node stay) and emits
+// attribute_updated with exactly what was written, in the same transaction.
+//
+// Node IDs: once the file's scene tree is known (the conversion stores it with replaceSceneTree),
+// writes naming a node outside it are refused with 400 UNKNOWN_NODE. Until then (no tree yet: not
+// converted, or converted before trees were stored) any node ID is accepted, so clients can
+// annotate a model while it converts.
+import type { AppContext } from '../../platform/context.ts'
+import type { Executor } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { fileReaderIds, requireFileAccess } from '../files/index.ts'
+import { emitEvent } from '../webhooks/index.ts'
+import * as repo from './repository.ts'
+
+export type NodeIdToAttributes = Record<string, Record<string, unknown>>
+
+export interface Caller {
+  accountId: string
+  email: string
+}
+
+/** Rows → node ID → attribute name → value, nodes in the order asked (or sorted). */
+function toMap(rows: { node_id: string; name: string; value: string }[], nodeIds?: readonly string[]) {
+  const byNode = new Map<string, [string, unknown][]>()
+  for (const id of nodeIds ?? []) byNode.set(id, [])
+  for (const row of rows) {
+    const list = byNode.get(row.node_id) ?? []
+    list.push([row.name, JSON.parse(row.value) as unknown])
+    byNode.set(row.node_id, list)
+  }
+  // Object.fromEntries defines own properties, so no node or attribute name can touch a prototype.
+  const nodes = nodeIds ? [...byNode.keys()] : [...byNode.keys()].sort()
+  return Object.fromEntries(
+    nodes.map((id) => [id, Object.fromEntries(byNode.get(id) ?? [])]),
+  ) as NodeIdToAttributes
+}
+
+const UNKNOWN_SHOWN = 10
+
+export async function writeAttributes(
+  ctx: AppContext,
+  caller: Caller,
+  fileId: string,
+  written: NodeIdToAttributes,
+): Promise<NodeIdToAttributes> {
+  const nodeIds = Object.keys(written)
+  return ctx.db.kysely.transaction().execute(async (tx) => {
+    const { file } = await requireFileAccess(tx, caller.accountId, fileId, 'write')
+    if (await repo.sceneTreeKnown(tx, fileId)) {
+      const known = await repo.existingNodeIds(tx, fileId, nodeIds)
+      const unknown = nodeIds.filter((id) => !known.has(id))
+      if (unknown.length > 0) {
+        const shown = unknown.slice(0, UNKNOWN_SHOWN).map((id) => JSON.stringify(id))
+        const more = unknown.length > UNKNOWN_SHOWN ? ` and ${unknown.length - UNKNOWN_SHOWN} more` : ''
+        throw new AppError(
+          'UNKNOWN_NODE',
+          `No node ${shown.join(', ')}${more} in the scene tree of this file.`,
+        )
+      }
+    }
+    const upserts: repo.AttributeWrite[] = []
+    const removals: { node_id: string; name: string }[] = []
+    for (const [nodeId, attributes] of Object.entries(written)) {
+      for (const [name, value] of Object.entries(attributes)) {
+        if (value === null) removals.push({ node_id: nodeId, name })
+        else upserts.push({ node_id: nodeId, name, value: JSON.stringify(value) })
+      }
+    }
+    const now = Date.now()
+    await repo.upsertAttributes(tx, fileId, upserts, caller.accountId, now)
+    await repo.deleteAttributes(tx, fileId, removals)
+    await emitEvent(ctx, tx, {
+      event: 'attribute_updated',
+      fileId,
+      fileOwnerId: file.owner_id,
+      readerAccountIds: await fileReaderIds(tx, fileId),
+      data: { user: { email: caller.email }, nodeIdToAttributes: written },
+      runTimestamp: now,
+    })
+    return toMap(await repo.listAttributes(tx, fileId, nodeIds), nodeIds)
+  })
+}
+
+export async function readAttributes(
+  ctx: AppContext,
+  caller: Caller,
+  fileId: string,
+): Promise<NodeIdToAttributes> {
+  const db = ctx.db.kysely
+  await requireFileAccess(db, caller.accountId, fileId, 'read')
+  return toMap(await repo.listAttributes(db, fileId))
+}
+
+export interface SceneNode {
+  /** Stable node ID: what scene attributes are keyed by. */
+  id: string
+  name: string
+  children: SceneNode[]
+}
+
+/**
+ * Stores a file's scene tree (the conversion calls this, in its transaction, when the optimized asset
+ * is stored). From then on attribute writes must name nodes of this tree. Attributes of nodes that
+ * are no longer in the tree are kept, not deleted: a later revision may bring them back, and no
+ * user data is lost by re-uploading.
+ */
+export async function replaceSceneTree(
+  db: Executor,
+  fileId: string,
+  roots: readonly SceneNode[],
+): Promise<void> {
+  const rows: repo.SceneNodeRow[] = []
+  const seen = new Set<string>()
+  const walk = (nodes: readonly SceneNode[], parentId: string | null) => {
+    nodes.forEach((node, position) => {
+      if (seen.has(node.id)) throw new Error(`scene tree: duplicate node id ${node.id}`)
+      seen.add(node.id)
+      rows.push({ node_id: node.id, parent_id: parentId, name: node.name, position })
+      walk(node.children, node.id)
+    })
+  }
+  walk(roots, null)
+  await repo.replaceSceneNodes(db, fileId, rows)
+}

@@ -1,0 +1,276 @@
+// The delivery log and its operations: list, detail, retry, recover, test. Scoped like the
+// registrations: another account's webhook or delivery answers 404 exactly like an unknown one.
+import { randomUUID } from 'node:crypto'
+import type { Selectable } from 'kysely'
+import type { AppContext } from '../../platform/context.ts'
+import { type Executor, lockResource } from '../../platform/db/index.ts'
+import type { DeliveryAttemptsTable } from '../../platform/db/schema.ts'
+import { AppError } from '../../platform/errors.ts'
+import { isId, newId } from '../../platform/ids.ts'
+import type { EventName } from './events.ts'
+import { wakeWorkers } from './outbox.ts'
+import * as repo from './repository.ts'
+import { sampleData } from './samples.ts'
+import type { ATTEMPT_ERROR_CODES, DeliveryStatus } from './schemas.ts'
+import type { Owner } from './service.ts'
+
+export const DEFAULT_PAGE_SIZE = 50
+
+type AttemptErrorCode = (typeof ATTEMPT_ERROR_CODES)[number]
+
+export interface DeliverySummaryShape {
+  _id: string
+  uuid: string
+  webhook: string
+  event: EventName
+  file: string
+  status: DeliveryStatus
+  test: boolean
+  attemptCount: number
+  nextAttemptAt: string | null
+  lastStatusCode: number | null
+  lastErrorCode: AttemptErrorCode | null
+  created: string
+  updated: string
+  completed: string | null
+}
+
+export interface AttemptShape {
+  attempt: number
+  startedAt: string
+  finishedAt: string
+  durationMs: number
+  statusCode: number | null
+  errorCode: AttemptErrorCode | null
+  errorMessage: string | null
+  responseExcerpt: string
+}
+
+export interface DeliveryDetailShape extends DeliverySummaryShape {
+  payload: {
+    file: string
+    event: EventName
+    data: unknown
+    owner: string
+    runTimestamp: number
+    uuid: string
+  }
+  attempts: AttemptShape[]
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+function toSummary(row: repo.LoggedDelivery): DeliverySummaryShape {
+  return {
+    _id: row.id,
+    uuid: row.uuid,
+    webhook: row.webhook_id,
+    event: row.event as EventName,
+    file: row.file_id,
+    status: row.status as DeliveryStatus,
+    test: row.is_test === 1,
+    attemptCount: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    lastStatusCode: row.last_status_code,
+    lastErrorCode: row.last_error_code as AttemptErrorCode | null,
+    created: iso(row.created_at),
+    updated: iso(row.updated_at),
+    completed: row.completed_at === null ? null : iso(row.completed_at),
+  }
+}
+
+function toAttempt(row: Selectable<DeliveryAttemptsTable>): AttemptShape {
+  return {
+    attempt: row.attempt,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.started_at + row.duration_ms),
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    errorCode: row.error_code as AttemptErrorCode | null,
+    errorMessage: row.error_message,
+    responseExcerpt: row.response_excerpt,
+  }
+}
+
+async function ownedWebhook(db: Executor, owner: Owner, id: string): Promise<repo.WebhookRow> {
+  const row = isId(id) ? await repo.findOwnedWebhook(db, owner.accountId, id) : undefined
+  if (!row) throw new AppError('NOT_FOUND', 'No such webhook.')
+  return row
+}
+
+async function loggedDelivery(db: Executor, webhookId: string, deliveryId: string) {
+  const row = isId(deliveryId) ? await repo.findLoggedDelivery(db, webhookId, deliveryId) : undefined
+  if (!row) throw new AppError('NOT_FOUND', 'No such delivery of this webhook.')
+  return row
+}
+
+export interface ListOptions {
+  status?: DeliveryStatus
+  cursor?: string
+  limit?: number
+}
+
+export async function listDeliveries(
+  ctx: AppContext,
+  owner: Owner,
+  webhookId: string,
+  options: ListOptions,
+): Promise<{ deliveries: DeliverySummaryShape[]; nextCursor: string | null }> {
+  const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
+  const limit = options.limit ?? DEFAULT_PAGE_SIZE
+  // One row more than asked tells whether another page exists without a count.
+  const rows = await repo.listDeliveries(ctx.db.kysely, hook.id, {
+    status: options.status,
+    before: options.cursor,
+    limit: limit + 1,
+  })
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return {
+    deliveries: page.map(toSummary),
+    nextCursor: rows.length > limit && last ? last.id : null,
+  }
+}
+
+export async function getDelivery(
+  ctx: AppContext,
+  owner: Owner,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryDetailShape> {
+  const db = ctx.db.kysely
+  const hook = await ownedWebhook(db, owner, webhookId)
+  const row = await loggedDelivery(db, hook.id, deliveryId)
+  const attempts = await repo.listAttempts(db, row.id)
+  return {
+    ...toSummary(row),
+    payload: {
+      file: row.file_id,
+      event: row.event as EventName,
+      data: JSON.parse(row.data) as unknown,
+      owner: row.owner_email,
+      runTimestamp: row.run_timestamp,
+      uuid: row.uuid,
+    },
+    attempts: attempts.map(toAttempt),
+  }
+}
+
+/** Makes one delivery due now (failed and succeeded ones included), unless an attempt is in flight. */
+export async function retryDelivery(
+  ctx: AppContext,
+  owner: Owner,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliverySummaryShape> {
+  const { db } = ctx
+  const row = await db.kysely.transaction().execute(async (tx) => {
+    // The registration lock orders this against a concurrent disable of the webhook.
+    await lockResource(db, tx, `tessera.webhooks.${owner.accountId}`)
+    const hook = await ownedWebhook(tx, owner, webhookId)
+    const delivery = await loggedDelivery(tx, hook.id, deliveryId)
+    // Test deliveries are probes and go out even to a disabled webhook; events wait for it.
+    if (hook.disabled === 1 && delivery.is_test === 0) {
+      throw new AppError(
+        'WEBHOOK_DISABLED',
+        'The webhook is disabled; enable it (PATCH disabled: false) or use POST /webhook/:id/recover.',
+      )
+    }
+    const now = Date.now()
+    if (!(await repo.requeueDelivery(tx, hook.id, delivery.id, now))) {
+      throw new AppError('DELIVERY_IN_PROGRESS', 'An attempt of this delivery is in flight; retry after it.')
+    }
+    await wakeWorkers(db, tx)
+    return loggedDelivery(tx, hook.id, delivery.id)
+  })
+  return toSummary(row)
+}
+
+/** Parses `since` (ISO 8601 or Unix milliseconds, also as a digit string). */
+export function parseSince(since: string | number): number {
+  const value = typeof since === 'number' || /^\d+$/.test(since) ? Number(since) : Date.parse(since)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new AppError('VALIDATION_FAILED', 'since must be an ISO 8601 date-time or Unix milliseconds.')
+  }
+  return value
+}
+
+/**
+ * Re-queues the webhook's failed and paused deliveries of events since `since`. Recovering says
+ * "the receiver works again": a disabled webhook is enabled, as PATCH disabled: false would.
+ */
+export async function recoverDeliveries(
+  ctx: AppContext,
+  owner: Owner,
+  webhookId: string,
+  since: string | number,
+): Promise<{ recovered: number; reenabled: boolean }> {
+  const from = parseSince(since)
+  const { db } = ctx
+  return db.kysely.transaction().execute(async (tx) => {
+    await lockResource(db, tx, `tessera.webhooks.${owner.accountId}`)
+    const hook = await ownedWebhook(tx, owner, webhookId)
+    const now = Date.now()
+    const reenabled = hook.disabled === 1
+    if (reenabled) {
+      await repo.updateWebhook(tx, hook.id, { disabled: 0, disabled_reason: null, failing_since: null }, now)
+    }
+    const recovered = await repo.recoverDeliveries(tx, hook.id, from, now)
+    // Paused deliveries older than `since` go out too once the webhook is enabled again.
+    if (reenabled) await repo.releasePausedDeliveries(tx, hook.id, now)
+    if (recovered > 0 || reenabled) await wakeWorkers(db, tx)
+    return { recovered, reenabled }
+  })
+}
+
+/**
+ * Queues a sample event of the webhook's kind for this webhook only, through the normal delivery
+ * machinery and log; the worker adds `x-service-test: 1`.
+ */
+export async function sendTestEvent(
+  ctx: AppContext,
+  owner: Owner,
+  webhookId: string,
+): Promise<DeliverySummaryShape> {
+  const { db } = ctx
+  const row = await db.kysely.transaction().execute(async (tx) => {
+    const hook = await ownedWebhook(tx, owner, webhookId)
+    const now = Date.now()
+    const eventId = newId(now)
+    const fileId = newId(now)
+    const event = hook.event as EventName
+    const data = sampleData(event, { email: owner.email, fileId, newId: () => newId(now), now })
+    await repo.insertEvent(tx, {
+      id: eventId,
+      event,
+      file_id: fileId,
+      data: JSON.stringify(data),
+      run_timestamp: now,
+      created_at: now,
+    })
+    const deliveryId = newId(now)
+    await repo.insertDeliveries(tx, [
+      {
+        id: deliveryId,
+        uuid: randomUUID(),
+        event_id: eventId,
+        webhook_id: hook.id,
+        owner_email: owner.email,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_expires_at: null,
+        leased_by: null,
+        last_status_code: null,
+        last_error_code: null,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+        is_test: 1,
+      },
+    ])
+    await wakeWorkers(db, tx)
+    return loggedDelivery(tx, hook.id, deliveryId)
+  })
+  return toSummary(row)
+}

@@ -1,0 +1,86 @@
+// Files for tests of the resources that hang off a file (scene attributes, annotations,
+// configurations): rows written straight into `files` and `file_shares`, so these tests depend only
+// on the file access model, not on uploads. Plus a team around one file: its owner, an editor, a
+// viewer and a stranger, each signed in.
+import type { FastifyInstance } from 'fastify'
+import { newId } from '../../src/platform/ids.ts'
+import { signedIn } from './api.ts'
+
+export async function insertFileRow(
+  app: FastifyInstance,
+  ownerId: string,
+  fields: { name?: string; parent?: string; sceneTreeRoots?: string[] } = {},
+): Promise<string> {
+  const now = Date.now()
+  const id = newId(now)
+  const name = fields.name ?? `model-${id}.glb`
+  const parent = fields.parent ?? '/'
+  await app.ctx.db.kysely
+    .insertInto('files')
+    .values({
+      id,
+      owner_id: ownerId,
+      user_id: ownerId,
+      parent,
+      key: parent === '/' ? `/${name}` : `${parent}/${name}`,
+      name,
+      size: 4,
+      sha256: '0'.repeat(64),
+      state: 'queued',
+      error: '',
+      progress: 0,
+      bucket: 'test',
+      blob_key: `blobs/${id}`,
+      share_token: '',
+      is_link: 0,
+      allow_live_public_meetings: 0,
+      roles: '[]',
+      attributes: '{}',
+      scene_tree_names: '[]',
+      scene_tree_roots: JSON.stringify(fields.sceneTreeRoots ?? []),
+      favorited_by: '[]',
+      type: 'file',
+      created_at: now,
+      updated_at: now,
+      revision_date: now,
+      version: 0,
+    })
+    .execute()
+  return id
+}
+
+export async function shareFileRow(
+  app: FastifyInstance,
+  fileId: string,
+  accountId: string,
+  role: 'viewer' | 'editor',
+): Promise<void> {
+  await app.ctx.db.kysely
+    .insertInto('file_shares')
+    .values({ file_id: fileId, account_id: accountId, role, created_at: Date.now() })
+    .execute()
+}
+
+export type Member = Awaited<ReturnType<typeof signedIn>>
+
+export interface Team {
+  fileId: string
+  owner: Member
+  editor: Member
+  viewer: Member
+  stranger: Member
+}
+
+/** A file with its owner, an editor, a viewer and a stranger (four sessions: mind the license pool). */
+export async function team(app: FastifyInstance): Promise<Team> {
+  const [owner, editor, viewer, stranger] = await Promise.all([
+    signedIn(app, 'owner'),
+    signedIn(app, 'editor'),
+    signedIn(app, 'viewer'),
+    signedIn(app, 'stranger'),
+  ])
+  const fileId = await insertFileRow(app, owner.account.id)
+  await shareFileRow(app, fileId, editor.account.id, 'editor')
+  await shareFileRow(app, fileId, viewer.account.id, 'viewer')
+  return { fileId, owner, editor, viewer, stranger }
+}
