@@ -18,7 +18,13 @@ import type { ConfigurationsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { type FileAccess, requireFileAccess } from '../files/index.ts'
-import { type ConfigurationRecordShape, type EventName, emitEvent } from '../webhooks/index.ts'
+import {
+  type ConfigurationRecordShape,
+  type ConfigurationSettings,
+  defaultConfigurationSettings,
+  type EventName,
+  emitEvent,
+} from '../webhooks/index.ts'
 import * as repo from './repository.ts'
 import type { SaveConfigurationBody } from './schemas.ts'
 
@@ -29,65 +35,11 @@ export interface Caller {
 
 export type SaveInput = Static<typeof SaveConfigurationBody>
 
-/** Columns of their own; everything else of the record lives in the `settings` JSON document. */
-type ColumnFields =
-  | '_id'
-  | 'file'
-  | 'name'
-  | 'author'
-  | 'lastModificationAuthor'
-  | 'lockedBy'
-  | 'lastActivationDate'
-  | 'date'
-  | 'lastModificationDate'
-  | 'readPermissions'
-  | 'writePermissions'
-  | '__v'
-type Settings = Omit<ConfigurationRecordShape, ColumnFields>
+type Settings = ConfigurationSettings
 
 export const DEFAULT_NAME = 'Untitled'
 
-/** Defaults of a new configuration: the viewer's plain perspective view, optional features off. */
-function defaultSettings(): Settings {
-  return {
-    disableCamera: false,
-    cameraPosition: [],
-    cameraType: null,
-    environmentFile: null,
-    environmentBrightness: 1,
-    environmentOrientation: 0,
-    layersEnabled: false,
-    enabledLayers: [],
-    behaviorsEnabled: false,
-    enabledBehaviors: [],
-    enabledEffects: [],
-    transparencyEffectParameters: { alphaCoefficient: 0.5, _id: newId() },
-    explodedViewDistance: null,
-    explodedViewEnabled: false,
-    environmentEnabled: false,
-    skyboxEnabled: false,
-    iblEnabled: false,
-    upVector: 'Y+',
-    zNear: 0.1,
-    cameraFoVIndex: 0,
-    activeOnStart: false,
-    modifiersEnabled: false,
-    modifiers: [],
-    sceneEnabled: true,
-    rememberSelection: false,
-    sceneTree: 0,
-    selectedNodes: [],
-    autosaveCameraPosition: false,
-    collaborationEnabled: false,
-    collaborativeAvatarsEnabled: false,
-    collaborativeSelectionEnabled: false,
-    enabledClippingPlanes: [],
-    clippingPlanesEnabled: false,
-    enabledQuotations: [],
-    quotationsEnabled: false,
-    renderMode: 'phong',
-  }
-}
+const defaultSettings = (): Settings => defaultConfigurationSettings(newId)
 
 const SETTINGS_KEYS = Object.keys(defaultSettings()) as (keyof Settings)[]
 

@@ -280,3 +280,62 @@ export function openApiWebhooks(): Record<string, OpenApiWebhook> {
   ])
   return Object.fromEntries(entries)
 }
+
+/** Columns of their own; everything else of the record lives in the `settings` JSON document. */
+type ColumnFields =
+  | '_id'
+  | 'file'
+  | 'name'
+  | 'author'
+  | 'lastModificationAuthor'
+  | 'lockedBy'
+  | 'lastActivationDate'
+  | 'date'
+  | 'lastModificationDate'
+  | 'readPermissions'
+  | 'writePermissions'
+  | '__v'
+/** The record's viewer-state fields (everything but identity, authorship, dates and access lists). */
+export type ConfigurationSettings = Omit<ConfigurationRecordShape, ColumnFields>
+
+/** Defaults of a new configuration: the viewer's plain perspective view, optional features off. */
+export function defaultConfigurationSettings(newId: () => string): ConfigurationSettings {
+  return {
+    disableCamera: false,
+    cameraPosition: [],
+    cameraType: null,
+    environmentFile: null,
+    environmentBrightness: 1,
+    environmentOrientation: 0,
+    layersEnabled: false,
+    enabledLayers: [],
+    behaviorsEnabled: false,
+    enabledBehaviors: [],
+    enabledEffects: [],
+    transparencyEffectParameters: { alphaCoefficient: 0.5, _id: newId() },
+    explodedViewDistance: null,
+    explodedViewEnabled: false,
+    environmentEnabled: false,
+    skyboxEnabled: false,
+    iblEnabled: false,
+    upVector: 'Y+',
+    zNear: 0.1,
+    cameraFoVIndex: 0,
+    activeOnStart: false,
+    modifiersEnabled: false,
+    modifiers: [],
+    sceneEnabled: true,
+    rememberSelection: false,
+    sceneTree: 0,
+    selectedNodes: [],
+    autosaveCameraPosition: false,
+    collaborationEnabled: false,
+    collaborativeAvatarsEnabled: false,
+    collaborativeSelectionEnabled: false,
+    enabledClippingPlanes: [],
+    clippingPlanesEnabled: false,
+    enabledQuotations: [],
+    quotationsEnabled: false,
+    renderMode: 'phong',
+  }
+}

@@ -1,6 +1,7 @@
 // Sample `data` for test deliveries (POST /webhook/:id/test): every event kind's shape from the
 // spec's tables, with the spec's types, so a receiver can exercise its real parsing code.
 import type { EventName } from './events.ts'
+import { defaultConfigurationSettings } from './payloads.ts'
 
 export interface SampleContext {
   /** The webhook owner's e-mail: author, owner and user of the sample records. */
@@ -79,6 +80,7 @@ function annotationRecord(s: SampleContext, id: string): Record<string, unknown>
 }
 
 function configurationRecord(s: SampleContext, id: string): Record<string, unknown> {
+  const { renderMode: _renderMode, ...settings } = defaultConfigurationSettings(s.newId)
   return {
     _id: id,
     file: s.fileId,
@@ -88,41 +90,8 @@ function configurationRecord(s: SampleContext, id: string): Record<string, unkno
     lockedBy: null,
     lastActivationDate: new Date(s.now).toISOString(),
     date: s.now,
-    disableCamera: false,
-    cameraPosition: [],
-    cameraType: null,
-    environmentFile: null,
-    environmentBrightness: 1,
-    environmentOrientation: 0,
-    layersEnabled: false,
-    enabledLayers: [],
-    behaviorsEnabled: false,
-    enabledBehaviors: [],
-    enabledEffects: [],
-    transparencyEffectParameters: { alphaCoefficient: 0.5, _id: s.newId() },
-    explodedViewDistance: null,
-    explodedViewEnabled: false,
-    environmentEnabled: false,
-    skyboxEnabled: false,
-    iblEnabled: false,
-    upVector: 'Y+',
-    zNear: 0.1,
-    cameraFoVIndex: 0,
-    activeOnStart: false,
-    modifiersEnabled: false,
-    modifiers: [],
-    sceneEnabled: true,
-    rememberSelection: false,
-    sceneTree: 0,
-    selectedNodes: [],
-    autosaveCameraPosition: false,
-    collaborationEnabled: false,
-    collaborativeAvatarsEnabled: false,
-    collaborativeSelectionEnabled: false,
-    enabledClippingPlanes: [],
-    clippingPlanesEnabled: false,
-    enabledQuotations: [],
-    quotationsEnabled: false,
+    // The created/updated events carry no renderMode (the spec's quirk).
+    ...settings,
     readPermissions: [],
     writePermissions: [],
     __v: 0,
