@@ -22,7 +22,7 @@ import { openBlobStore } from './platform/blobs/index.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
 import { type Db, migrate, openDatabase, ping } from './platform/db/index.ts'
-import { installHttpKernel } from './platform/http.ts'
+import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
 import { loggerOptions, requestId } from './platform/logger.ts'
 import { createMetricsRegistry, metricsRoute } from './platform/metrics.ts'
@@ -65,6 +65,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     genReqId: requestId,
+    frameworkErrors,
     bodyLimit: JSON_BODY_LIMIT,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },

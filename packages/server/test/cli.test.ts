@@ -1,5 +1,6 @@
 // The `tessera` binary end to end: first start, CLI commands, graceful shutdown — on every dialect.
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { tempDir, uniqueName } from './support/harness.ts'
@@ -144,9 +145,28 @@ for (const target of targets) {
     })
 
     test('SIGTERM finishes in-flight requests, then exits 0', async () => {
-      const inFlight = fetch(`${server.baseUrl}/readyz`)
-      server.child.kill('SIGTERM')
-      assert.equal((await inFlight).status, 200)
+      // A login whose body is only half sent when SIGTERM arrives is certainly in flight; the
+      // server must still read the rest and answer it before exiting.
+      const match = /username: (\S+)\n\s+password: (\S+)/.exec(server.output())
+      const body = JSON.stringify({ username: match?.[1], password: match?.[2] })
+      const url = new URL(`${server.baseUrl}/account/login/`)
+      const status = new Promise<number>((resolve, reject) => {
+        const req = request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        })
+        req.on('response', (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        req.on('error', reject)
+        req.write(body.slice(0, 10))
+        setTimeout(() => {
+          server.child.kill('SIGTERM')
+          setTimeout(() => req.end(body.slice(10)), 300)
+        }, 300)
+      })
+      assert.equal(await status, 200)
       assert.equal(await server.exited, 0)
     })
   })

@@ -2,7 +2,8 @@
 // a real loopback receiver: every body is validated against the exported payload schemas
 // (webhooks/payloads.ts) and checked for the spec's quirks. Who receives what: the owner's and a
 // viewer's webhooks hear about the file, a stranger's never, and an annotation or configuration hidden
-// from the viewer by its readPermissions is not announced to the viewer. Every dialect.
+// from the viewer by its readPermissions is not announced to the viewer. Every dialect; and with the
+// S3 blob driver (real s3rver): file_uploaded and the resource events of an uploaded file.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Compile } from 'typebox/compile'
@@ -13,9 +14,11 @@ import {
   WEBHOOK_PAYLOADS,
   WebhookEnvelope,
 } from '../src/modules/webhooks/index.ts'
+import { signedIn } from './support/api.ts'
 import { type Team, team } from './support/file-rows.ts'
-import { Receiver, registerWebhook, until } from './support/files.ts'
+import { Receiver, registerWebhook, until, uploadFile } from './support/files.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
+import { startS3 } from './support/s3.ts'
 
 const EVENTS = [
   'attribute_updated',
@@ -183,6 +186,80 @@ for (const dialect of dialects()) {
       assert.ok(!viewerNames.includes('Private') && !viewerNames.includes('No title for you'))
       assert.equal(received('viewer', 'configuration_created').length, 1)
       for (const event of EVENTS) assert.equal(received('stranger', event).length, 0)
+    })
+  })
+}
+
+for (const dialect of dialects()) {
+  describe(`events with S3 blobs on ${dialect.name}`, () => {
+    let t: TestApp
+    let s3: Awaited<ReturnType<typeof startS3>>
+    const rx = new Receiver()
+    before(async () => {
+      await rx.start()
+      s3 = await startS3()
+      t = await startApp(dialect, {
+        licenses: 1000,
+        webhookRetryScheduleMs: [0, 200, 200],
+        storageUrl: s3.storageUrl,
+      })
+    })
+    after(async () => {
+      await t.close()
+      await s3.close()
+      await rx.stop()
+    })
+
+    test('an upload to S3 and the resources of that file reach the receiver in the spec shapes', async () => {
+      assert.match(t.app.ctx.blobs.bucket, /^s3:\/\/tessera@127\.0\.0\.1:\d+$/)
+      const owner = await signedIn(t.app, 's3owner')
+      const events = ['file_uploaded', ...EVENTS] as const
+      for (const event of events) {
+        await registerWebhook(t.app, owner.authToken, event, `${rx.base}/s3/${event}`)
+      }
+      const file = await uploadFile(t.app, owner.headers, {
+        name: 'part.stl',
+        data: Buffer.from('solid s3\n'),
+      })
+      assert.equal(file.bucket, t.app.ctx.blobs.bucket)
+      const h = { ...owner.headers, 'content-type': 'application/json' }
+      const call = async (method: 'POST' | 'DELETE', url: string, payload: object) => {
+        const res = await t.app.inject({ method, url, headers: h, payload: JSON.stringify(payload) })
+        assert.equal(res.statusCode, 200, `${method} ${url} ${res.body}`)
+        return res.json() as Record<string, Record<string, unknown>>
+      }
+      await call('POST', '/scene/attributes', { file: file._id, nodeIdToAttributes: { n1: { a: 1 } } })
+      const annotation = (await call('POST', '/annotation/create/', { file: file._id, name: 'On S3' }))
+        .annotation
+      await call('POST', '/annotation/update/', { _id: annotation?._id, name: 'Still on S3' })
+      await call('DELETE', `/annotation/delete/?_id=${annotation?._id}`, {})
+      const configuration = (await call('POST', '/file/configuration/', { file: file._id, name: 'V' }))
+        .configuration
+      await call('POST', '/file/configuration/', { _id: configuration?._id, zNear: 0.25 })
+      await call('DELETE', '/file/configuration/', { _id: configuration?._id })
+
+      const received = (event: string) => rx.envelopes(`/s3/${event}`) as Envelope[]
+      await until(
+        'every event from the S3-backed file',
+        () => events.every((e) => received(e).length === 1),
+        15_000,
+      )
+      for (const event of events) {
+        const [body] = received(event)
+        assert.ok(body)
+        const checker = Compile(WEBHOOK_PAYLOADS[event])
+        assert.ok(checker.Check(body), `${event}: ${JSON.stringify([...checker.Errors(body)].slice(0, 3))}`)
+        assert.equal(body.file, file._id)
+        assert.equal(body.event, event)
+        assert.equal(body.owner, owner.account.email)
+      }
+      // file_uploaded: data is the file record, and its bucket names the S3 store.
+      const uploaded = received('file_uploaded')[0]?.data
+      assert.deepEqual(uploaded, file)
+      assert.equal(uploaded?.bucket, t.app.ctx.blobs.bucket)
+      assert.deepEqual(received('annotation_created')[0]?.data, annotation)
+      assert.equal(received('annotation_removed')[0]?.data.name, 'Still on S3')
+      assert.equal(received('configuration_removed')[0]?.data._id, configuration?._id)
     })
   })
 }

@@ -57,6 +57,14 @@ export function toAppError(error: FastifyError | Error): AppError | null {
   return null
 }
 
+/**
+ * Fastify's router answers a bad URL or an over-long path parameter itself, before any hook or error
+ * handler: passed as the `frameworkErrors` option, this makes those answers problem documents too.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendProblem(reply, toAppError(error) ?? new AppError('BAD_REQUEST', error.message))
+}
+
 export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: number }): void {
   app.addSchema(ProblemSchema)
 

@@ -2,7 +2,8 @@ import { Type } from 'typebox'
 
 export const LoginBody = Type.Object(
   {
-    username: Type.String({ minLength: 1, maxLength: 256 }),
+    // No NUL: PostgreSQL text cannot hold it (the failed-login limit looks the username up).
+    username: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000]*$' }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
   { additionalProperties: false },

@@ -173,7 +173,8 @@ export async function migrate(db: Db): Promise<string[]> {
  */
 export async function lockResource(db: Db, tx: Tx, name: string): Promise<void> {
   if (db.dialect === 'postgres') {
-    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx)
+    // Names may carry request input (an ID from the URL); PostgreSQL text cannot hold NUL.
+    await sql`select pg_advisory_xact_lock(hashtext(${name.replaceAll('\0', '\\0')}))`.execute(tx)
   }
 }
 
