@@ -1,133 +1,29 @@
 // Event outbox and delivery worker end to end, against real loopback receivers, on every dialect.
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { compare } from 'bcryptjs'
-import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { Webhook } from 'standardwebhooks'
 import { buildApp } from '../src/app.ts'
-import { type EmitInput, emitEvent } from '../src/modules/webhooks/index.ts'
+import { emitEvent } from '../src/modules/webhooks/index.ts'
 import { DeliveryWorker, nextDelay } from '../src/modules/webhooks/worker.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
+import {
+  type Behaviour,
+  deliveriesOf,
+  emit,
+  ok,
+  Receiver,
+  register,
+  SECRET,
+  settled,
+  sleep,
+  until,
+} from './support/receiver.ts'
 
-const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 const SECRET2 = 'Hq3Vn8sYe5Ud1Rk6Jw0F'
-
-interface Received {
-  path: string
-  headers: IncomingMessage['headers']
-  body: string
-  at: number
-}
-
-type Behaviour = (req: Received, res: ServerResponse, nth: number) => void | Promise<void>
-
-/** A real HTTP receiver on a loopback port; each path answers as its behaviour says. */
-class Receiver {
-  readonly seen: Received[] = []
-  readonly behaviours = new Map<string, Behaviour>()
-  active = 0
-  maxActive = 0
-  #server: Server = createServer((req, res) => void this.#handle(req, res))
-  base = ''
-
-  async start(): Promise<void> {
-    this.#server.listen(0, '127.0.0.1')
-    await once(this.#server, 'listening')
-    this.base = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
-  }
-
-  async stop(): Promise<void> {
-    this.#server.closeAllConnections()
-    this.#server.close()
-  }
-
-  on(path: string, behaviour: Behaviour): string {
-    this.behaviours.set(path, behaviour)
-    return `${this.base}${path}`
-  }
-
-  at(path: string): Received[] {
-    return this.seen.filter((r) => r.path === path)
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.active += 1
-    this.maxActive = Math.max(this.maxActive, this.active)
-    try {
-      const chunks: Buffer[] = []
-      for await (const chunk of req) chunks.push(chunk as Buffer)
-      const received = {
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-        at: Date.now(),
-      }
-      this.seen.push(received)
-      const nth = this.at(received.path).length
-      const behaviour = this.behaviours.get(received.path) ?? ok
-      await behaviour(received, res, nth)
-    } finally {
-      this.active -= 1
-    }
-  }
-}
-
-function ok(_req: Received, res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'application/json' })
-  res.end('{"success":true}')
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  ms = 8000,
-): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(25)
-  }
-}
-
-async function register(
-  app: FastifyInstance,
-  authToken: string,
-  event: string,
-  url: string,
-  secretToken = SECRET,
-) {
-  const res = await app.inject({
-    method: 'PUT',
-    url: '/webhook/',
-    headers: { authorization: `Bearer ${authToken}` },
-    payload: { event, url, secretToken },
-  })
-  assert.equal(res.statusCode, 200, res.body)
-  return res.json().data.id as string
-}
-
-async function emit(t: TestApp, input: EmitInput) {
-  return t.db.kysely.transaction().execute((tx) => emitEvent(t.app.ctx, tx, input))
-}
-
-function deliveriesOf(t: TestApp, webhookId: string) {
-  return t.db.kysely
-    .selectFrom('deliveries')
-    .selectAll()
-    .where('webhook_id', '=', webhookId)
-    .orderBy('id')
-    .execute()
-}
 
 function attemptsOf(t: TestApp, deliveryId: string) {
   return t.db.kysely
@@ -136,14 +32,6 @@ function attemptsOf(t: TestApp, deliveryId: string) {
     .where('delivery_id', '=', deliveryId)
     .orderBy('attempt')
     .execute()
-}
-
-async function settled(t: TestApp, webhookId: string, count = 1) {
-  return until(`${count} settled deliveries`, async () => {
-    const rows = await deliveriesOf(t, webhookId)
-    const done = rows.filter((r) => ['succeeded', 'failed', 'paused'].includes(r.status))
-    return rows.length >= count && done.length === rows.length ? rows : null
-  })
 }
 
 const sampleData = (n = 1) => ({
@@ -438,7 +326,7 @@ for (const dialect of dialects()) {
         const rows = await settled(t, hookId, 6)
         assert.ok(rows.every((r) => r.status === 'succeeded'))
         assert.equal(rx.at('/slow').length, 6)
-        assert.equal(rx.maxActive, 2)
+        assert.equal(rx.maxActive.get('/slow'), 2)
       } finally {
         await t.close()
       }

@@ -97,12 +97,18 @@ export async function until<T>(
   }
 }
 
-export async function register(app: FastifyInstance, authToken: string, event: string, url: string) {
+export async function register(
+  app: FastifyInstance,
+  authToken: string,
+  event: string,
+  url: string,
+  secretToken = SECRET,
+) {
   const res = await app.inject({
     method: 'PUT',
     url: '/webhook/',
     headers: { authorization: `Bearer ${authToken}` },
-    payload: { event, url, secretToken: SECRET },
+    payload: { event, url, secretToken },
   })
   assert.equal(res.statusCode, 200, res.body)
   return res.json().data.id as string

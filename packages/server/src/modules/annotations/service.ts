@@ -23,7 +23,7 @@ import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts
 import type { AnnotationsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { type FileAccess, requireFileAccess } from '../files/index.ts'
+import { type FileAccess, fileReaders, requireFileAccess } from '../files/index.ts'
 import {
   ANNOTATION_PERMISSION_KEYS,
   type AnnotationPermissionKey,
@@ -151,7 +151,7 @@ async function recipients(
   authorId: string,
   versions: AnnotationRecordShape[],
 ): Promise<string[]> {
-  const readers = await repo.fileReaders(tx, fileId)
+  const readers = await fileReaders(tx, fileId)
   return readers
     .filter((reader) =>
       versions.every(

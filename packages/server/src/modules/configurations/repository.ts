@@ -51,13 +51,3 @@ export async function updateConfiguration(
 export async function deleteConfiguration(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('configurations').where('id', '=', id).execute()
 }
-
-/** Accounts the file is shared with (any role), with their e-mails: candidate event recipients. */
-export function fileReaders(db: Executor, fileId: string) {
-  return db
-    .selectFrom('file_shares')
-    .innerJoin('accounts', 'accounts.id', 'file_shares.account_id')
-    .select(['file_shares.account_id', 'accounts.email'])
-    .where('file_shares.file_id', '=', fileId)
-    .execute()
-}

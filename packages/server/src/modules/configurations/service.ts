@@ -17,7 +17,7 @@ import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts
 import type { ConfigurationsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { type FileAccess, requireFileAccess } from '../files/index.ts'
+import { type FileAccess, fileReaders, requireFileAccess } from '../files/index.ts'
 import {
   type ConfigurationRecordShape,
   type ConfigurationSettings,
@@ -147,7 +147,7 @@ async function emit(
   versions: ConfigurationRecordShape[],
   data: unknown,
 ): Promise<void> {
-  const readers = await repo.fileReaders(tx, row.file_id)
+  const readers = await fileReaders(tx, row.file_id)
   const allowed = readers.filter((reader) =>
     versions.every(
       (record) =>

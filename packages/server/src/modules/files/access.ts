@@ -38,7 +38,12 @@ export async function requireFileAccess(
   return { file, role }
 }
 
-/** Everyone who may read the file besides its owner: their webhooks hear about it too. */
+/** Everyone who may read the file besides its owner (with e-mails and roles): event recipients. */
+export function fileReaders(db: Executor, fileId: string) {
+  return listShares(db, fileId)
+}
+
+/** The IDs of fileReaders: their webhooks hear about the file too. */
 export async function fileReaderIds(db: Executor, fileId: string): Promise<string[]> {
-  return (await listShares(db, fileId)).map((share) => share.account_id)
+  return (await fileReaders(db, fileId)).map((share) => share.account_id)
 }

@@ -5,6 +5,7 @@ export {
   type FileNeed,
   type FileRole,
   fileReaderIds,
+  fileReaders,
   requireFileAccess,
 } from './access.ts'
 export { fileRoutes } from './routes.ts'
