@@ -9,6 +9,7 @@ import { Type } from 'typebox'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
 import { configurationRoutes } from './modules/configurations/index.ts'
+import { ConversionWorker, conversionRoutes } from './modules/conversion/index.ts'
 import { fileRoutes } from './modules/files/index.ts'
 import { sceneRoutes } from './modules/scene/index.ts'
 import { createAuthenticator, sessionRoutes } from './modules/sessions/index.ts'
@@ -40,8 +41,10 @@ export interface BuildOptions {
   keys?: InstanceKeys
   /** Where log lines go (tests capture them); default stdout. */
   logStream?: DestinationStream
-  /** Run the webhook delivery worker in this process (default true). */
+  /** Run the webhook delivery and conversion workers in this process (default true). */
   workers?: boolean
+  /** Run the conversion worker (default: as `workers`); tests that never convert turn it off. */
+  conversions?: boolean
 }
 
 export const API_VERSION = '0.1.0'
@@ -185,6 +188,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await sceneRoutes(api, ctx)
     await annotationRoutes(api, ctx)
     await configurationRoutes(api, ctx)
+    await conversionRoutes(api, ctx)
   })
 
   if (options.workers !== false) {
@@ -192,6 +196,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.addHook('onReady', async () => deliveries.start())
     // preClose: before the database closes; in-flight attempts finish, leases are released.
     app.addHook('preClose', async () => deliveries.stop())
+  }
+  if (options.conversions ?? options.workers !== false) {
+    const conversions = new ConversionWorker({ ctx })
+    app.addHook('onReady', async () => conversions.start())
+    // Running conversions are killed and their jobs re-queued, untouched, for the next worker.
+    app.addHook('preClose', async () => conversions.stop())
   }
   return app
 }

@@ -57,7 +57,7 @@ for (const factory of processTargets()) {
       await until('attempts in flight', async () => sink.active > 0, 20_000)
       first.child.kill('SIGTERM')
       assert.equal(await first.exited, 0, first.output())
-      assert.match(first.output(), /finishing or releasing in-flight deliveries/)
+      assert.match(first.output(), /finishing or releasing in-flight work/)
 
       // Whatever it had sent was answered and recorded; nothing stays leased to the dead worker.
       const counts = await statusCounts(db, hook.webhookId)

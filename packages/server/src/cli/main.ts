@@ -9,6 +9,7 @@ import {
   listAccounts,
   setDisabled,
 } from '../modules/accounts/index.ts'
+import { ConversionWorker } from '../modules/conversion/index.ts'
 import { licenseUsage } from '../modules/sessions/index.ts'
 import { DeliveryWorker } from '../modules/webhooks/index.ts'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
@@ -21,8 +22,10 @@ const USAGE = `Usage: tessera <command> [options]
 
 Commands:
   serve [--no-workers]          run the API server (migrates the database first); with
-                                --no-workers it serves the API only and delivers no webhooks
-  worker                        run the webhook delivery worker only (no HTTP listener)
+                                --no-workers it serves the API only: no webhook delivery,
+                                no conversions
+  worker                        run the webhook delivery and conversion workers only (no HTTP
+                                listener)
   migrate                       bring the database schema up to date
   accounts create --email E --username U --password P [--admin]
   accounts list
@@ -84,19 +87,20 @@ async function serve(config: Config, args: string[]): Promise<void> {
   )
 }
 
-/** Delivery only: claims and sends webhook deliveries until SIGTERM/SIGINT, then exits 0. */
+/** Workers only: delivers webhooks and runs conversions until SIGTERM/SIGINT, then exits 0. */
 async function worker(config: Config): Promise<void> {
   const ctx = await createContext(config)
   const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log })
+  const conversions = new ConversionWorker({ ctx })
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
     closing = true
-    ctx.log.info({ signal }, 'shutting down: finishing or releasing in-flight deliveries')
-    // stop() lets attempts in flight finish (bounded by the webhook timeout) and hands back the
-    // leases of anything it claimed but did not send, so no delivery waits for a lease to expire.
-    deliveries
-      .stop()
+    ctx.log.info({ signal }, 'shutting down: finishing or releasing in-flight work')
+    // Delivery: attempts in flight finish (bounded by the webhook timeout) and the leases of
+    // anything claimed but not sent are handed back. Conversions: running ones are killed and their
+    // jobs re-queued at once. Either way nothing waits for a lease to expire.
+    Promise.all([deliveries.stop(), conversions.stop()])
       .then(() => ctx.db.close())
       .then(
         () => process.exit(0),
@@ -109,6 +113,7 @@ async function worker(config: Config): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
   deliveries.start()
+  conversions.start()
   ctx.log.info({ worker: deliveries.id, storage: ctx.db.description }, 'Tessera worker is running')
 }
 

@@ -22,6 +22,10 @@ export interface Config {
   webhookDisableAfterMs: number
   uploadMaxBytes: number
   conversionTimeoutMs: number
+  /** Heap limit of one conversion process (V8 old space), bytes. */
+  conversionMaxMemoryBytes: number
+  /** Conversions run at once by one worker process. */
+  conversionConcurrency: number
   logLevel: string
   /** Failed logins allowed per (username, IP) pair within `loginWindowMs` before 429. */
   loginMaxFailures: number
@@ -194,6 +198,24 @@ export const VARIABLES: Variable[] = [
     default: '10m',
     help: 'time budget of one conversion',
     parse: duration(1000),
+  },
+  {
+    name: 'TESSERA_CONVERSION_MAX_MEMORY',
+    key: 'conversionMaxMemoryBytes',
+    default: '4GiB',
+    help: 'heap limit of one conversion process',
+    parse: (raw) => {
+      const value = parseSize(raw)
+      if (value < 128 * 1024 * 1024) throw new Error('must be at least 128MiB')
+      return value
+    },
+  },
+  {
+    name: 'TESSERA_CONVERSION_CONCURRENCY',
+    key: 'conversionConcurrency',
+    default: '1',
+    help: 'conversions one worker process runs at once (each in its own child process)',
+    parse: integer(1, 64),
   },
   {
     name: 'TESSERA_LOG_LEVEL',

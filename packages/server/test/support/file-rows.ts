@@ -44,6 +44,9 @@ export async function insertFileRow(
       updated_at: now,
       revision_date: now,
       version: 0,
+      optimized_key: null,
+      optimized_size: 0,
+      optimized_sha256: '',
     })
     .execute()
   return id

@@ -119,7 +119,7 @@ export interface TestApp {
 export async function startApp(
   dialect: DialectUnderTest,
   overrides: Partial<Config> = {},
-  options: { logStream?: LogCapture } = {},
+  options: { logStream?: LogCapture; conversions?: boolean } = {},
 ): Promise<TestApp> {
   const opened = await dialect.open()
   const config = testConfig(opened.dataDir, {
@@ -127,7 +127,14 @@ export async function startApp(
     ...(options.logStream ? { logLevel: 'info' } : {}),
     ...overrides,
   })
-  const app = await buildApp(config, { db: opened.db, keys: await testKeys(), logStream: options.logStream })
+  // Conversions only where a test asks: elsewhere uploads hold placeholder bytes, and child
+  // processes converting them would only add load and state changes the test does not look at.
+  const app = await buildApp(config, {
+    db: opened.db,
+    keys: await testKeys(),
+    logStream: options.logStream,
+    conversions: options.conversions ?? false,
+  })
   await app.ready()
   return {
     app,

@@ -10,4 +10,4 @@ export {
 } from './access.ts'
 export { fileRoutes } from './routes.ts'
 export { FileRecord } from './schemas.ts'
-export { type FileRecordShape, listFiles, toFileRecord } from './service.ts'
+export { discardBlob, type FileRecordShape, listFiles, recordOf, toFileRecord } from './service.ts'

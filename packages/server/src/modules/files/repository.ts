@@ -17,6 +17,7 @@ const directory = precompiled((db, ownerId: string, parent: string) =>
       'files.size',
       'files.state',
       'files.error',
+      'files.progress',
       'files.bucket',
       'files.share_token',
       'files.is_link',

@@ -12,6 +12,7 @@ import {
   FileAnswer,
   FileParams,
   FileRecord,
+  FileView,
   Ok,
   ShareBody,
   ShareParams,
@@ -39,6 +40,7 @@ const MULTIPART_OVERHEAD = 256 * 1024
 export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.addSchema(FileRecord)
+  app.addSchema(FileView)
   const tags = ['files']
 
   app.get(

@@ -45,7 +45,23 @@ export const FileRecord = Type.Object(
   { $id: 'FileRecord', title: 'FileRecord' },
 )
 
-const FileRef = Type.Ref('FileRecord')
+/**
+ * What the API answers for a file: the spec's record plus `progress`. Event payloads stay exactly
+ * the spec's record (FileRecord).
+ */
+export const FileView = Type.Object(
+  {
+    ...FileRecord.properties,
+    progress: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'conversion progress: 0 while queued, rising while converting, 100 when ready',
+    }),
+  },
+  { $id: 'FileView', title: 'FileView' },
+)
+
+const FileRef = Type.Ref('FileView')
 
 export const DirectoryListing = Type.Object({
   success: Type.Literal(true),

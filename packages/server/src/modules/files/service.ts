@@ -12,6 +12,7 @@ import { lockResource } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { jobsChannel } from '../../platform/jobs.ts'
 import { findAccountsByEmails } from '../accounts/index.ts'
 import { emitEvent } from '../webhooks/index.ts'
 import { fileReaderIds, requireFileAccess } from './access.ts'
@@ -47,6 +48,13 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
     bucket: row.bucket,
     __v: row.version,
   }
+}
+
+/** The API's answer for a file: the spec's record plus the conversion's progress. */
+export type FileViewShape = FileRecordShape & { progress: number }
+
+export function toFileView(row: repo.FileRowWithEmails): FileViewShape {
+  return { ...toFileRecord(row), progress: row.progress }
 }
 
 /** Longest file name, in UTF-8 bytes (what common filesystems allow for one path segment). */
@@ -109,9 +117,9 @@ export async function listFiles(
   ctx: AppContext,
   accountId: string,
   directory: string,
-): Promise<FileRecordShape[]> {
+): Promise<FileViewShape[]> {
   const rows = await repo.listDirectory(ctx.db.kysely, accountId, normalizeDirectory(directory))
-  return rows.map(toFileRecord)
+  return rows.map(toFileView)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,7 +141,7 @@ export async function stageUpload(ctx: AppContext, body: NodeJS.ReadableStream):
 }
 
 /** Best effort: a blob nothing references any more; a failure leaves garbage, never a broken row. */
-export async function discardBlob(ctx: AppContext, key: string): Promise<void> {
+export async function discardBlob(ctx: Pick<AppContext, 'blobs' | 'log'>, key: string): Promise<void> {
   try {
     await ctx.blobs.delete(key)
   } catch (error) {
@@ -155,7 +163,7 @@ export async function commitUpload(
   ctx: AppContext,
   accountId: string,
   upload: NewUpload,
-): Promise<FileRecordShape> {
+): Promise<FileViewShape> {
   const { db } = ctx
   const key = fileKey(upload.parent, upload.name)
   let outcome: { record: FileRecordShape; replacedBlob: string | null }
@@ -216,10 +224,13 @@ export async function commitUpload(
           updated_at: now,
           revision_date: now,
           version,
+          optimized_key: null,
+          optimized_size: 0,
+          optimized_sha256: '',
         })
       }
-      // The conversion issue's workers claim these rows; until they exist nothing runs them and
-      // files stay `queued`. `file_version` lets a worker drop a job a newer revision superseded.
+      // Conversion workers (modules/conversion) claim this row. `file_version` lets a worker drop
+      // a job that a newer revision superseded.
       await repo.insertJob(tx, {
         id: newId(now),
         kind: 'convert',
@@ -234,6 +245,7 @@ export async function commitUpload(
         created_at: now,
         updated_at: now,
       })
+      await jobsChannel.wake(ctx.db, tx)
       const record = await recordOf(tx, fileId, accountId)
       await emitEvent(ctx, tx, {
         event: 'file_uploaded',
@@ -251,10 +263,12 @@ export async function commitUpload(
   if (outcome.replacedBlob && outcome.replacedBlob !== upload.blob.key) {
     await discardBlob(ctx, outcome.replacedBlob)
   }
-  return outcome.record
+  // Just queued: nothing converted yet.
+  return { ...outcome.record, progress: 0 }
 }
 
-async function recordOf(
+/** The file record as `accountId` (its owner or someone it is shared with) sees it. */
+export async function recordOf(
   db: Parameters<typeof repo.findFileForAccount>[0],
   fileId: string,
   accountId: string,
@@ -264,12 +278,19 @@ async function recordOf(
   return toFileRecord(row)
 }
 
+/** As recordOf, with the API's extra fields. */
+async function viewOf(db: Parameters<typeof repo.findFileForAccount>[0], fileId: string, accountId: string) {
+  const row = await repo.findFileForAccount(db, fileId, accountId)
+  if (!row) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
+  return toFileView(row)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
-export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileRecordShape> {
+export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
   const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return toFileRecord(file)
+  return toFileView(file)
 }
 
 export async function originalDownload(
@@ -323,7 +344,7 @@ export async function shareFile(
   accountId: string,
   fileId: string,
   input: { email: string; role: ShareRoleName },
-): Promise<FileRecordShape> {
+): Promise<FileViewShape> {
   const { db } = ctx
   // Access first, so that a stranger or a reader learns nothing about which e-mails exist.
   const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
@@ -338,7 +359,7 @@ export async function shareFile(
       created_at: Date.now(),
     })
     await refreshRoles(tx, fileId)
-    return recordOf(tx, fileId, accountId)
+    return viewOf(tx, fileId, accountId)
   })
 }
 
@@ -348,7 +369,7 @@ export async function unshareFile(
   accountId: string,
   fileId: string,
   email: string,
-): Promise<FileRecordShape> {
+): Promise<FileViewShape> {
   const { db } = ctx
   const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
   const target = await shareTarget(ctx, file.owner_email, email)
@@ -359,6 +380,6 @@ export async function unshareFile(
       throw new AppError('NOT_FOUND', `The file is not shared with ${target.email}.`)
     }
     await refreshRoles(tx, fileId)
-    return recordOf(tx, fileId, accountId)
+    return viewOf(tx, fileId, accountId)
   })
 }

@@ -115,3 +115,12 @@ export async function listAttributes(db: Executor, fileId: string, nodeIds?: rea
   for (const part of chunks(nodeIds)) rows.push(...(await base.where('node_id', 'in', part).execute()))
   return rows
 }
+
+export function listSceneNodes(db: Executor, fileId: string): Promise<SceneNodeRow[]> {
+  return db
+    .selectFrom('scene_nodes')
+    .select(['node_id', 'parent_id', 'name', 'position'])
+    .where('file_id', '=', fileId)
+    .orderBy('position')
+    .execute()
+}

@@ -123,3 +123,21 @@ export async function replaceSceneTree(
   walk(roots, null)
   await repo.replaceSceneNodes(db, fileId, rows)
 }
+
+/** The file's scene tree as stored by replaceSceneTree (empty while unknown). */
+export async function readSceneTree(db: Executor, fileId: string): Promise<SceneNode[]> {
+  const rows = await repo.listSceneNodes(db, fileId)
+  const children = new Map<string | null, SceneNode[]>()
+  // Rows come ordered by position, so each list fills in sibling order.
+  for (const row of rows) {
+    const node: SceneNode = { id: row.node_id, name: row.name, children: [] }
+    const list = children.get(row.parent_id) ?? []
+    list.push(node)
+    children.set(row.parent_id, list)
+  }
+  const attach = (nodes: SceneNode[]): SceneNode[] => {
+    for (const node of nodes) node.children = attach(children.get(node.id) ?? [])
+    return nodes
+  }
+  return attach(children.get(null) ?? [])
+}

@@ -1,15 +1,15 @@
 // The transactional event outbox. emitEvent runs inside the caller's transaction: the event row and
 // one delivery per subscribed webhook commit (or roll back) together with the change itself.
 import { randomUUID } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Config } from '../../platform/config.ts'
 import type { Db, Executor, Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
+import { WakeChannel } from '../../platform/jobs.ts'
 import type { EventName } from './events.ts'
 import * as repo from './repository.ts'
 
-/** PostgreSQL channel that wakes delivery workers (NOTIFY is delivered at commit only). */
-export const NOTIFY_CHANNEL = 'tessera_webhook_deliveries'
+/** Wakes delivery workers (on PostgreSQL by NOTIFY, delivered at commit only). */
+export const deliveryChannel = new WakeChannel('tessera_webhook_deliveries')
 
 export interface EmitInput {
   event: EventName
@@ -29,15 +29,6 @@ export interface Emitted {
   eventId: string
   /** Deliveries queued (paused ones included). */
   deliveries: number
-}
-
-type Waker = { db: Db; wake(): void }
-const localWorkers = new Set<Waker>()
-
-/** In-process workers register here so that an emit wakes them directly. */
-export function registerLocalWorker(worker: Waker): () => void {
-  localWorkers.add(worker)
-  return () => localWorkers.delete(worker)
 }
 
 export async function emitEvent(
@@ -83,13 +74,7 @@ export async function emitEvent(
   return { eventId, deliveries: rows.length }
 }
 
-/**
- * Tells delivery workers that deliveries became due. Inside a transaction the PostgreSQL NOTIFY
- * goes out at commit; outside one, at once.
- */
-export async function wakeWorkers(db: Db, executor: Executor): Promise<void> {
-  if (db.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(executor)
-  // SQLite has one connection: a woken worker's claim queues behind this transaction and so sees
-  // its outcome. On PostgreSQL an early claim finds nothing and the NOTIFY at commit wakes again.
-  for (const worker of localWorkers) if (worker.db === db) worker.wake()
+/** Tells delivery workers that deliveries became due (see WakeChannel.wake). */
+export function wakeWorkers(db: Db, executor: Executor): Promise<void> {
+  return deliveryChannel.wake(db, executor)
 }

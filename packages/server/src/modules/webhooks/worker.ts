@@ -4,14 +4,14 @@
 // the worker; SQLite: emitEvent wakes the in-process worker directly. A slow poll covers retries,
 // expired leases and lost notifications.
 import { randomUUID } from 'node:crypto'
-import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Config } from '../../platform/config.ts'
 import { type Db, type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
+import { leaseMs, PgListener } from '../../platform/jobs.ts'
 import { type AttemptResult, sendAttempt } from './attempt.ts'
 import type { DeliveryMetrics, DeliveryOutcome } from './metrics.ts'
-import { NOTIFY_CHANNEL, registerLocalWorker } from './outbox.ts'
+import { deliveryChannel } from './outbox.ts'
 import * as repo from './repository.ts'
 import { signatureHeaders } from './signing.ts'
 
@@ -29,14 +29,8 @@ export interface WorkerOptions {
   metrics?: DeliveryMetrics
 }
 
-/**
- * The lease outlives the attempt timeout by a margin for recording the result, then another worker
- * may take over. The margin scales with the timeout (2 s to 30 s) so that a short timeout also
- * means a quick takeover after a crash, while a slow attempt is never sent twice while in flight.
- */
-export function leaseMs(timeoutMs: number): number {
-  return timeoutMs + Math.min(30_000, Math.max(2_000, timeoutMs))
-}
+export { leaseMs }
+
 const JITTER = 0.2
 
 interface Job {
@@ -90,8 +84,7 @@ export class DeliveryWorker {
   #wakeUp: (() => void) | null = null
   #woken = false
   #unregister: (() => void) | null = null
-  #listener: pg.Client | null = null
-  #listenRetry: NodeJS.Timeout | null = null
+  #listener: PgListener | null = null
 
   constructor(options: WorkerOptions) {
     this.db = options.db
@@ -106,8 +99,16 @@ export class DeliveryWorker {
   start(): void {
     if (this.#running) return
     this.#running = true
-    this.#unregister = registerLocalWorker(this)
-    if (this.db.dialect === 'postgres' && this.#config.databaseUrl) void this.#listen()
+    this.#unregister = deliveryChannel.register(this)
+    if (this.db.dialect === 'postgres' && this.#config.databaseUrl) {
+      this.#listener = new PgListener({
+        databaseUrl: this.#config.databaseUrl,
+        channel: deliveryChannel.name,
+        onNotify: () => this.wake(),
+        log: this.#log,
+      })
+      this.#listener.start()
+    }
     this.#loop = this.#run()
   }
 
@@ -116,10 +117,8 @@ export class DeliveryWorker {
     if (!this.#running) return
     this.#running = false
     this.#unregister?.()
-    if (this.#listenRetry) clearTimeout(this.#listenRetry)
-    const listener = this.#listener
+    await this.#listener?.stop()
     this.#listener = null
-    await listener?.end().catch(() => {})
     this.wake()
     await this.#loop
     let timer: NodeJS.Timeout | undefined
@@ -145,40 +144,6 @@ export class DeliveryWorker {
   wake(): void {
     this.#woken = true
     this.#wakeUp?.()
-  }
-
-  async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#config.databaseUrl })
-    client.on('notification', () => this.wake())
-    client.on('error', (err) => {
-      this.#log.warn({ err }, 'LISTEN connection lost; reconnecting')
-      if (this.#listener === client) this.#listener = null
-      client.end().catch(() => {})
-      this.#scheduleListen()
-    })
-    try {
-      await client.connect()
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`)
-      if (!this.#running) {
-        await client.end()
-        return
-      }
-      this.#listener = client
-      this.wake() // anything emitted while we were not listening
-    } catch (err) {
-      this.#log.warn({ err }, 'could not LISTEN for deliveries; polling only until it works')
-      client.end().catch(() => {})
-      this.#scheduleListen()
-    }
-  }
-
-  #scheduleListen(): void {
-    if (!this.#running || this.#listenRetry) return
-    this.#listenRetry = setTimeout(() => {
-      this.#listenRetry = null
-      if (this.#running) void this.#listen()
-    }, 5000)
-    this.#listenRetry.unref()
   }
 
   #sleep(ms: number): Promise<void> {

@@ -59,6 +59,10 @@ export interface FilesTable {
   updated_at: number
   revision_date: number
   version: number
+  /** The optimized GLB (null until a conversion of this file succeeded). */
+  optimized_key: string | null
+  optimized_size: number
+  optimized_sha256: string
 }
 
 export interface WebhooksTable {
@@ -138,12 +142,12 @@ export interface FileSharesTable {
 
 export interface JobsTable {
   id: string
-  /** 'convert' (the conversion issue runs these; nothing claims them yet). */
+  /** 'convert': turn the file's current revision into an optimized GLB (modules/conversion). */
   kind: string
   file_id: string
   /** The file's `__v` the job was queued for: a job for an older revision must not touch a newer one. */
   file_version: number
-  /** queued | running | done | failed */
+  /** queued | running | done | failed (a done or failed job is kept as the conversion's record) */
   state: string
   /** Not before this time (ms). */
   run_at: number

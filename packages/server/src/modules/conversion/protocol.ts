@@ -1,0 +1,17 @@
+// Messages between the conversion worker and its child process (child.ts), over Node's IPC channel.
+import type { ConversionResult, TreeNode } from './pipeline/types.ts'
+
+export interface ChildRequest {
+  inputPath: string
+  /** The uploaded file's name: its extension picks the importer. */
+  name: string
+  outputPath: string
+}
+
+export type ChildMessage =
+  | { type: 'progress'; percent: number }
+  | { type: 'converted'; tree: TreeNode[]; stats: ConversionResult['stats'] }
+  /** The input cannot be converted (ConversionError): final, `reason` is shown to the user. */
+  | { type: 'rejected'; reason: string }
+  /** A bug or an environment problem: final, logged with `detail`, never shown to the user. */
+  | { type: 'failed'; detail: string }

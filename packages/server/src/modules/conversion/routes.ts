@@ -1,0 +1,56 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../../platform/context.ts'
+import { sendBlob } from '../../platform/downloads.ts'
+import { optimizedDownload, sceneTree } from './access.ts'
+import { FileParams, SceneTreeAnswer } from './schemas.ts'
+
+export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const tags = ['files']
+  const glb = { 'model/gltf-binary': { schema: { type: 'string', format: 'binary' } } }
+
+  app.get(
+    '/file/:id/optimized',
+    {
+      schema: {
+        tags,
+        summary: 'The optimized GLB of the current revision',
+        description:
+          'Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or ' +
+          'converting, and after a failed conversion). Binary glTF 2.0 with EXT_meshopt_compression ' +
+          'and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, ' +
+          'If-None-Match and a single Range work as for /download.',
+        params: FileParams,
+        response: {
+          200: { description: 'The GLB', content: glb },
+          206: { description: 'The requested range', content: glb },
+          304: { description: 'Not modified (If-None-Match)', type: 'null' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const download = await optimizedDownload(ctx, request.auth.accountId, request.params.id)
+      return sendBlob(request, reply, ctx.blobs, download)
+    },
+  )
+
+  app.get(
+    '/file/:id/scene-tree',
+    {
+      schema: {
+        tags,
+        summary: "The file's scene tree",
+        description:
+          'Owner, editors and viewers, once the file is `ready` (409 NOT_READY before). Node IDs are ' +
+          'stable for the same input (see docs/conversion.md) and are the IDs scene attributes use.',
+        params: FileParams,
+        response: { 200: SceneTreeAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      tree: await sceneTree(ctx, request.auth.accountId, request.params.id),
+    }),
+  )
+}

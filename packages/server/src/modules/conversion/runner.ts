@@ -1,0 +1,119 @@
+// Runs one conversion in a child process (child.ts) under a time budget and a heap limit: the
+// input is streamed from the blob store to a private temp dir, the GLB comes back as a file there.
+import { type ChildProcess, fork } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { fileURLToPath } from 'node:url'
+import type { BlobStore } from '../../platform/blobs/index.ts'
+import type { TreeNode } from './pipeline/types.ts'
+import type { ChildMessage, ChildRequest } from './protocol.ts'
+
+export type RunOutcome =
+  | { kind: 'converted'; glbPath: string; tree: TreeNode[]; triangles: number }
+  | { kind: 'rejected'; reason: string }
+  | { kind: 'failed'; detail: string }
+  /** The process died without an answer (out of memory, killed, native crash): worth a retry. */
+  | { kind: 'crashed'; detail: string }
+  | { kind: 'timed-out' }
+  /** stop() was called (shutdown): the job goes back to the queue untouched. */
+  | { kind: 'aborted' }
+
+export interface RunOptions {
+  blobs: BlobStore
+  blobKey: string
+  fileName: string
+  timeoutMs: number
+  maxMemoryBytes: number
+  onProgress: (percent: number) => void
+}
+
+// The child runs from TypeScript sources through tsx, or from the build output as plain JS.
+const CHILD = new URL(import.meta.url.endsWith('.ts') ? './child.ts' : './child.js', import.meta.url)
+const CHILD_EXEC_ARGV = import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []
+const STDERR_KEPT = 8 * 1024
+
+export class ConversionRun {
+  readonly outcome: Promise<RunOutcome>
+  #child: ChildProcess | null = null
+  #aborted = false
+  #dir: string | null = null
+
+  constructor(readonly options: RunOptions) {
+    this.outcome = this.#run()
+  }
+
+  /** Ends the conversion now (shutdown); the outcome becomes `aborted`. */
+  abort(): void {
+    this.#aborted = true
+    this.#child?.kill('SIGKILL')
+  }
+
+  /** Removes the temp dir (and the GLB in it): call once the outcome has been handled. */
+  async dispose(): Promise<void> {
+    if (this.#dir) await rm(this.#dir, { recursive: true, force: true })
+  }
+
+  async #run(): Promise<RunOutcome> {
+    const { blobs, blobKey, fileName } = this.options
+    this.#dir = await mkdtemp(join(tmpdir(), 'tessera-convert-'))
+    const request: ChildRequest = {
+      inputPath: join(this.#dir, 'input'),
+      name: fileName,
+      outputPath: join(this.#dir, 'output.glb'),
+    }
+    await pipeline(await blobs.get(blobKey), createWriteStream(request.inputPath, { mode: 0o600 }))
+    if (this.#aborted) return { kind: 'aborted' }
+    return this.#spawn(request)
+  }
+
+  #spawn(request: ChildRequest): Promise<RunOutcome> {
+    const { timeoutMs, maxMemoryBytes, onProgress } = this.options
+    const heapMb = Math.max(64, Math.floor(maxMemoryBytes / (1024 * 1024)))
+    const child = fork(fileURLToPath(CHILD), [], {
+      execArgv: [...CHILD_EXEC_ARGV, `--max-old-space-size=${heapMb}`],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
+    this.#child = child
+    if (this.#aborted) child.kill('SIGKILL')
+    let stderr = ''
+    child.stderr?.setEncoding('utf8')
+    child.stderr?.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_KEPT)
+    })
+    return new Promise<RunOutcome>((resolve) => {
+      let answer: RunOutcome | null = null
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        child.kill('SIGKILL')
+      }, timeoutMs)
+      child.on('message', (message: ChildMessage) => {
+        if (message.type === 'progress') onProgress(message.percent)
+        else if (message.type === 'converted') {
+          const triangles = message.stats.triangles
+          answer = { kind: 'converted', glbPath: request.outputPath, tree: message.tree, triangles }
+        } else if (message.type === 'rejected') answer = { kind: 'rejected', reason: message.reason }
+        else answer = { kind: 'failed', detail: message.detail }
+      })
+      child.once('error', (error) => {
+        // fork itself failed (no such file, EAGAIN): the process never ran.
+        answer ??= { kind: 'crashed', detail: error.message }
+      })
+      child.once('close', (code, signal) => {
+        clearTimeout(timer)
+        this.#child = null
+        if (this.#aborted) resolve({ kind: 'aborted' })
+        else if (timedOut) resolve({ kind: 'timed-out' })
+        else if (answer) resolve(answer)
+        else {
+          const how = signal ? `signal ${signal}` : `exit code ${code}`
+          resolve({ kind: 'crashed', detail: `${how}${stderr ? `: ${stderr.trim()}` : ''}` })
+        }
+      })
+      child.send(request)
+    })
+  }
+}

@@ -1,0 +1,151 @@
+// The conversion worker: claims due conversion jobs (at most TESSERA_CONVERSION_CONCURRENCY at once),
+// runs each in its own child process and records the outcome. Woken directly by uploads in this
+// process, by NOTIFY on PostgreSQL, and by a slow poll that also picks up the jobs of crashed
+// workers once their lease has run out.
+import { randomUUID } from 'node:crypto'
+import type { AppContext } from '../../platform/context.ts'
+import type { Db } from '../../platform/db/index.ts'
+import { jobsChannel, PgListener } from '../../platform/jobs.ts'
+import { ConversionRun } from './runner.ts'
+import { type ClaimedJob, claimNext, recordOutcome, recordProgress } from './service.ts'
+
+/** Progress is written at most this often per job: a number for humans, not a stream. */
+const PROGRESS_EVERY_MS = 1000
+
+export interface ConversionWorkerOptions {
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'config' | 'log'>
+  /** Longest sleep between looks at the queue when nothing wakes the worker. */
+  pollMs?: number
+}
+
+export class ConversionWorker {
+  readonly id = randomUUID()
+  readonly db: Db
+  readonly #ctx: ConversionWorkerOptions['ctx']
+  readonly #log: AppContext['log']
+  readonly #pollMs: number
+  readonly #runs = new Map<string, { run: ConversionRun; done: Promise<void> }>()
+  #running = false
+  #loop: Promise<void> | null = null
+  #woken = false
+  #wakeUp: (() => void) | null = null
+  #unregister: (() => void) | null = null
+  #listener: PgListener | null = null
+
+  constructor(options: ConversionWorkerOptions) {
+    this.#ctx = options.ctx
+    this.db = options.ctx.db
+    this.#log = options.ctx.log.child({ component: 'conversion-worker' })
+    this.#pollMs = options.pollMs ?? 2000
+  }
+
+  start(): void {
+    if (this.#running) return
+    this.#running = true
+    this.#unregister = jobsChannel.register(this)
+    const { databaseUrl } = this.#ctx.config
+    if (this.db.dialect === 'postgres' && databaseUrl) {
+      this.#listener = new PgListener({
+        databaseUrl,
+        channel: jobsChannel.name,
+        onNotify: () => this.wake(),
+        log: this.#log,
+      })
+      this.#listener.start()
+    }
+    this.#loop = this.#run()
+  }
+
+  /** Stops claiming; running conversions are killed and their jobs go back to the queue as they were. */
+  async stop(): Promise<void> {
+    if (!this.#running) return
+    this.#running = false
+    this.#unregister?.()
+    await this.#listener?.stop()
+    this.#listener = null
+    this.wake()
+    await this.#loop
+    for (const { run } of this.#runs.values()) run.abort()
+    await Promise.allSettled([...this.#runs.values()].map((entry) => entry.done))
+  }
+
+  wake(): void {
+    this.#woken = true
+    this.#wakeUp?.()
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      this.#woken = false
+      try {
+        while (this.#running && this.#runs.size < this.#ctx.config.conversionConcurrency) {
+          const job = await claimNext(this.#ctx, this.id)
+          if (!job) break
+          this.#launch(job)
+        }
+      } catch (err) {
+        this.#log.error({ err }, 'claiming conversion jobs failed; retrying')
+      }
+      await this.#sleep(this.#pollMs)
+    }
+  }
+
+  #launch(job: ClaimedJob): void {
+    let lastProgressAt = 0
+    const run = new ConversionRun({
+      blobs: this.#ctx.blobs,
+      blobKey: job.blobKey,
+      fileName: job.fileName,
+      timeoutMs: this.#ctx.config.conversionTimeoutMs,
+      maxMemoryBytes: this.#ctx.config.conversionMaxMemoryBytes,
+      onProgress: (percent) => {
+        const now = Date.now()
+        if (now - lastProgressAt < PROGRESS_EVERY_MS) return
+        lastProgressAt = now
+        recordProgress(this.#ctx, job, percent).catch((err: unknown) => {
+          this.#log.warn({ err, jobId: job.jobId }, 'could not record conversion progress')
+        })
+      },
+    })
+    const started = Date.now()
+    const done = this.#finish(job, run, started).finally(() => {
+      this.#runs.delete(job.jobId)
+      this.wake() // a slot is free
+    })
+    this.#runs.set(job.jobId, { run, done })
+  }
+
+  async #finish(job: ClaimedJob, run: ConversionRun, started: number): Promise<void> {
+    try {
+      const outcome = await run.outcome.catch((err: unknown) => ({
+        // Reading the upload or starting the process failed: an environment problem, retried.
+        kind: 'crashed' as const,
+        detail: err instanceof Error ? err.message : String(err),
+      }))
+      const result = await recordOutcome(this.#ctx, job, outcome)
+      this.#log.info(
+        { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms: Date.now() - started },
+        'conversion finished',
+      )
+    } catch (err) {
+      // The lease runs out and another claim retries the job.
+      this.#log.error({ err, jobId: job.jobId }, 'could not record a conversion outcome')
+    } finally {
+      await run.dispose().catch(() => {})
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#woken || !this.#running) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const done = (): void => {
+        clearTimeout(timer)
+        this.#wakeUp = null
+        resolve()
+      }
+      timer = setTimeout(done, ms)
+      this.#wakeUp = done
+    })
+  }
+}

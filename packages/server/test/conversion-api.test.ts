@@ -1,0 +1,334 @@
+// Conversions end to end, through the API on every dialect: an upload is claimed by the in-process
+// worker, converted in a child process and becomes `ready` with a valid GLB, a scene tree and
+// `file_optimized`; broken and unsupported uploads end in `error` with `file_optimization_failed`
+// and the worker carries on; revisions convert again; crashed conversions are retried a bounded
+// number of times; the time budget holds.
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { MAX_ATTEMPTS } from '../src/modules/conversion/index.ts'
+import { problemOf, signedIn } from './support/api.ts'
+import { uploadFile } from './support/files.ts'
+import { assertValidGlb } from './support/gltf.ts'
+import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
+import { ok, Receiver, register, until } from './support/receiver.ts'
+
+const debugLog = new LogCapture()
+type User = Awaited<ReturnType<typeof signedIn>>
+interface Envelope {
+  file: string
+  event: string
+  data: Record<string, unknown> & { _id: string; __v: number; state: string; error: string }
+}
+interface TreeNode {
+  id: string
+  name: string
+  children: TreeNode[]
+}
+
+/** An ASCII STL cube: 12 facets, named `solid <name>`. */
+function stlCube(name: string, size = 1): Buffer {
+  const v = (x: number, y: number, z: number) => `      vertex ${x * size} ${y * size} ${z * size}\n`
+  const quads: number[][][] = [
+    [
+      [0, 0, 0],
+      [1, 0, 0],
+      [1, 1, 0],
+      [0, 1, 0],
+    ],
+    [
+      [0, 0, 1],
+      [0, 1, 1],
+      [1, 1, 1],
+      [1, 0, 1],
+    ],
+    [
+      [0, 0, 0],
+      [0, 0, 1],
+      [1, 0, 1],
+      [1, 0, 0],
+    ],
+    [
+      [0, 1, 0],
+      [1, 1, 0],
+      [1, 1, 1],
+      [0, 1, 1],
+    ],
+    [
+      [0, 0, 0],
+      [0, 1, 0],
+      [0, 1, 1],
+      [0, 0, 1],
+    ],
+    [
+      [1, 0, 0],
+      [1, 0, 1],
+      [1, 1, 1],
+      [1, 1, 0],
+    ],
+  ]
+  let out = `solid ${name}\n`
+  for (const [a, b, c, d] of quads as [number[], number[], number[], number[]][]) {
+    for (const tri of [
+      [a, b, c],
+      [a, c, d],
+    ]) {
+      out += '  facet normal 0 0 0\n    outer loop\n'
+      for (const p of tri) out += v(p[0] ?? 0, p[1] ?? 0, p[2] ?? 0)
+      out += '    endloop\n  endfacet\n'
+    }
+  }
+  return Buffer.from(`${out}endsolid ${name}\n`)
+}
+
+function flatten(nodes: TreeNode[]): TreeNode[] {
+  return nodes.flatMap((node) => [node, ...flatten(node.children)])
+}
+
+/** The webhook envelopes of `event` about `fileId` received so far. */
+function envelopes(rx: Receiver, path: string, fileId: string): Envelope[] {
+  return rx
+    .at(path)
+    .map((r) => JSON.parse(r.body) as Envelope)
+    .filter((e) => e.file === fileId)
+}
+
+/** Waits for an envelope of `fileId` at revision `version` on `path`. */
+function nextEnvelope(rx: Receiver, path: string, fileId: string, version = 0, ms = 60_000) {
+  return until(
+    `${path} for ${fileId} v${version}`,
+    async () => envelopes(rx, path, fileId).find((e) => e.data.__v === version),
+    ms,
+  )
+}
+
+async function getJson(app: FastifyInstance, user: User, url: string) {
+  const res = await app.inject({ method: 'GET', url, headers: user.headers })
+  assert.equal(res.statusCode, 200, res.body)
+  return res.json()
+}
+
+/** PIDs of this process's conversion children (child.ts). */
+function conversionChildren(): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+  return out
+    .split('\n')
+    .filter((line) => /conversion[/\\]child\.(ts|js)/.test(line))
+    .map((line) => Number.parseInt(line.trim(), 10))
+}
+
+for (const dialect of dialects()) {
+  describe(`conversions through the API (${dialect.name})`, () => {
+    let t: TestApp
+    let user: User
+    const rx = new Receiver()
+    const OPTIMIZED = '/optimized'
+    const FAILED = '/failed'
+
+    before(async () => {
+      await rx.start()
+      t = await startApp(dialect, {}, { conversions: true, logStream: debugLog })
+      user = await signedIn(t.app, 'conv')
+      await register(t.app, user.authToken, 'file_optimized', rx.on(OPTIMIZED, ok))
+      await register(t.app, user.authToken, 'file_optimization_failed', rx.on(FAILED, ok))
+    })
+    after(async () => {
+      await t.close()
+      await rx.stop()
+      if (process.env.DEBUG_LOG)
+        console.log(debugLog.lines.filter((l) => l.includes('"level":50')).join('\n'))
+    })
+
+    test('an STL upload becomes ready: valid GLB, scene tree, file_optimized, attributes by node ID', async () => {
+      const file = await uploadFile(t.app, user.headers, {
+        name: 'bracket.stl',
+        data: stlCube('bracket', 0.05),
+      })
+      assert.equal(file.state, 'queued')
+      const event = await nextEnvelope(rx, OPTIMIZED, file._id)
+      // The spec's shape: `converting`, with the scene tree filled in.
+      assert.equal(event.data.state, 'converting')
+      const roots = event.data.sceneTreeRoots as string[]
+      assert.ok(roots.length > 0)
+      assert.equal((event.data.sceneTreeNames as string[]).length, roots.length)
+
+      const { file: record } = await getJson(t.app, user, `/file/${file._id}`)
+      assert.equal(record.state, 'ready')
+      assert.equal(record.error, '')
+      assert.deepEqual(record.sceneTreeRoots, roots)
+
+      const { tree } = (await getJson(t.app, user, `/file/${file._id}/scene-tree`)) as { tree: TreeNode[] }
+      assert.deepEqual(
+        tree.map((n) => n.id),
+        roots,
+      )
+      assert.deepEqual(
+        tree.map((n) => n.name),
+        event.data.sceneTreeNames,
+      )
+
+      const glb = await t.app.inject({
+        method: 'GET',
+        url: `/file/${file._id}/optimized`,
+        headers: user.headers,
+      })
+      assert.equal(glb.statusCode, 200)
+      assert.equal(glb.headers['content-type'], 'model/gltf-binary')
+      assert.equal(glb.headers.etag, `"${createHash('sha256').update(glb.rawPayload).digest('hex')}"`)
+      await assertValidGlb(glb.rawPayload, 'bracket.stl')
+      // Every node of the tree is in the GLB, with its ID in extras.
+      const json = glbJson(glb.rawPayload)
+      const ids = new Set(json.nodes?.map((n) => n.extras?.tesseraId))
+      for (const node of flatten(tree)) assert.ok(ids.has(node.id), `node ${node.id} in the GLB`)
+
+      const nodeId = flatten(tree)[0]?.id ?? ''
+      const write = await t.app.inject({
+        method: 'POST',
+        url: '/scene/attributes',
+        headers: user.headers,
+        payload: { file: file._id, nodeIdToAttributes: { [nodeId]: { material: 'steel' } } },
+      })
+      assert.equal(write.statusCode, 200, write.body)
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: '/scene/attributes',
+        headers: user.headers,
+        payload: { file: file._id, nodeIdToAttributes: { 'no-such-node': { material: 'steel' } } },
+      })
+      assert.equal(problemOf(unknown).code, 'UNKNOWN_NODE')
+    })
+
+    test('the same input gives the same node IDs; a new revision converts again', async () => {
+      const data = stlCube('gear', 0.02)
+      const first = await uploadFile(t.app, user.headers, { name: 'gear.stl', data, parent: '/rev' })
+      const v0 = await nextEnvelope(rx, OPTIMIZED, first._id, 0)
+      const again = await uploadFile(t.app, user.headers, { name: 'gear.stl', data, parent: '/rev' })
+      assert.equal(again._id, first._id)
+      assert.equal(again.__v, 1)
+      const v1 = await nextEnvelope(rx, OPTIMIZED, first._id, 1)
+      assert.deepEqual(v1.data.sceneTreeRoots, v0.data.sceneTreeRoots)
+      const { file: record } = await getJson(t.app, user, `/file/${first._id}`)
+      assert.equal(record.state, 'ready')
+      assert.equal(record.__v, 1)
+    })
+
+    test('broken and unsupported uploads end in error with file_optimization_failed; the worker goes on', async () => {
+      const cases: Array<{ name: string; data: Buffer; reason: RegExp }> = [
+        { name: 'notes.xyz', data: Buffer.from('not a model'), reason: /unsupported format: \.xyz/ },
+        { name: 'noise.glb', data: randomBytes(4096), reason: /./ },
+        { name: 'noise.stl', data: randomBytes(4096), reason: /./ },
+        { name: 'empty.obj', data: Buffer.alloc(0), reason: /./ },
+      ]
+      for (const c of cases) {
+        const file = await uploadFile(t.app, user.headers, { name: c.name, data: c.data, parent: '/broken' })
+        const event = await nextEnvelope(rx, FAILED, file._id)
+        assert.equal(event.data.state, 'error')
+        assert.match(event.data.error, c.reason, c.name)
+        assert.doesNotMatch(event.data.error, /\/tmp|at .*\.ts|Error:/, 'no paths or stacks in the reason')
+        const { file: record } = await getJson(t.app, user, `/file/${file._id}`)
+        assert.equal(record.state, 'error')
+        assert.equal(record.error, event.data.error)
+        const glb = await t.app.inject({
+          method: 'GET',
+          url: `/file/${file._id}/optimized`,
+          headers: user.headers,
+        })
+        assert.equal(problemOf(glb).code, 'NOT_READY')
+        const tree = await t.app.inject({
+          method: 'GET',
+          url: `/file/${file._id}/scene-tree`,
+          headers: user.headers,
+        })
+        assert.equal(problemOf(tree).code, 'NOT_READY')
+      }
+      const good = await uploadFile(t.app, user.headers, {
+        name: 'after.stl',
+        data: stlCube('after'),
+        parent: '/broken',
+      })
+      await nextEnvelope(rx, OPTIMIZED, good._id)
+    })
+
+    test(`a conversion whose process dies is retried, and ends in error after ${MAX_ATTEMPTS} attempts`, async () => {
+      const file = await uploadFile(t.app, user.headers, {
+        name: 'doomed.stl',
+        data: stlCube('doomed'),
+        parent: '/crash',
+      })
+      const killed = new Set<number>()
+      while (killed.size < MAX_ATTEMPTS) {
+        const pid = await until(
+          'a conversion process to kill',
+          async () => conversionChildren().find((p) => !killed.has(p)),
+          30_000,
+        )
+        process.kill(pid, 'SIGKILL')
+        killed.add(pid)
+      }
+      const event = await nextEnvelope(rx, FAILED, file._id, 0, 30_000)
+      assert.match(event.data.error, new RegExp(`crashed ${MAX_ATTEMPTS} times`))
+      const job = await t.db.kysely
+        .selectFrom('jobs')
+        .select(['state', 'attempts'])
+        .where('file_id', '=', file._id)
+        .executeTakeFirstOrThrow()
+      assert.deepEqual(job, { state: 'failed', attempts: MAX_ATTEMPTS })
+      assert.equal(envelopes(rx, OPTIMIZED, file._id).length, 0)
+    })
+
+    test('owner-scoped: another account gets 404 for the optimized model and the tree', async () => {
+      const file = await uploadFile(t.app, user.headers, {
+        name: 'private.stl',
+        data: stlCube('p'),
+        parent: '/scope',
+      })
+      await nextEnvelope(rx, OPTIMIZED, file._id)
+      const stranger = await signedIn(t.app, 'stranger')
+      for (const url of [`/file/${file._id}/optimized`, `/file/${file._id}/scene-tree`]) {
+        const res = await t.app.inject({ method: 'GET', url, headers: stranger.headers })
+        assert.equal(problemOf(res).code, 'NOT_FOUND')
+      }
+    })
+  })
+
+  describe(`conversion time budget (${dialect.name})`, () => {
+    test('a conversion past TESSERA_CONVERSION_TIMEOUT is killed and ends in error', async (t) => {
+      const rx = new Receiver()
+      await rx.start()
+      const app = await startApp(dialect, { conversionTimeoutMs: 1000 }, { conversions: true })
+      t.after(async () => {
+        await app.close()
+        await rx.stop()
+      })
+      const user = await signedIn(app.app, 'budget')
+      await register(app.app, user.authToken, 'file_optimization_failed', rx.on('/failed', ok))
+      // A few MB of triangles: more than a second to start the process, parse and optimize.
+      const file = await uploadFile(app.app, user.headers, { name: 'big.stl', data: binaryStl(200_000) })
+      const event = await nextEnvelope(rx, '/failed', file._id, 0, 30_000)
+      assert.equal(event.data.error, 'the conversion took longer than its time budget (1s)')
+      assert.deepEqual(conversionChildren(), [])
+    })
+  })
+}
+
+/** A binary STL of `count` random triangles. */
+function binaryStl(count: number): Buffer {
+  const out = Buffer.alloc(84 + count * 50)
+  out.writeUInt32LE(count, 80)
+  for (let i = 0; i < count; i++) {
+    const at = 84 + i * 50
+    for (let f = 3; f < 12; f++) out.writeFloatLE(Math.random(), at + f * 4)
+  }
+  return out
+}
+
+interface GltfJson {
+  nodes?: Array<{ name?: string; extras?: { tesseraId?: string } }>
+}
+
+function glbJson(glb: Buffer): GltfJson {
+  const length = glb.readUInt32LE(12)
+  return JSON.parse(glb.subarray(20, 20 + length).toString('utf8')) as GltfJson
+}
