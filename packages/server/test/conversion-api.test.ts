@@ -6,14 +6,16 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { MAX_ATTEMPTS } from '../src/modules/conversion/index.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { uploadFile } from './support/files.ts'
-import { assertValidGlb } from './support/gltf.ts'
+import { assertValidGlb, packageFile } from './support/gltf.ts'
+import { binaryStl, stlCube } from './support/models.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
-import { ok, Receiver, register, until } from './support/receiver.ts'
+import { ok, Receiver, register, sleep, until } from './support/receiver.ts'
 
 const debugLog = new LogCapture()
 type User = Awaited<ReturnType<typeof signedIn>>
@@ -26,61 +28,6 @@ interface TreeNode {
   id: string
   name: string
   children: TreeNode[]
-}
-
-/** An ASCII STL cube: 12 facets, named `solid <name>`. */
-function stlCube(name: string, size = 1): Buffer {
-  const v = (x: number, y: number, z: number) => `      vertex ${x * size} ${y * size} ${z * size}\n`
-  const quads: number[][][] = [
-    [
-      [0, 0, 0],
-      [1, 0, 0],
-      [1, 1, 0],
-      [0, 1, 0],
-    ],
-    [
-      [0, 0, 1],
-      [0, 1, 1],
-      [1, 1, 1],
-      [1, 0, 1],
-    ],
-    [
-      [0, 0, 0],
-      [0, 0, 1],
-      [1, 0, 1],
-      [1, 0, 0],
-    ],
-    [
-      [0, 1, 0],
-      [1, 1, 0],
-      [1, 1, 1],
-      [0, 1, 1],
-    ],
-    [
-      [0, 0, 0],
-      [0, 1, 0],
-      [0, 1, 1],
-      [0, 0, 1],
-    ],
-    [
-      [1, 0, 0],
-      [1, 0, 1],
-      [1, 1, 1],
-      [1, 1, 0],
-    ],
-  ]
-  let out = `solid ${name}\n`
-  for (const [a, b, c, d] of quads as [number[], number[], number[], number[]][]) {
-    for (const tri of [
-      [a, b, c],
-      [a, c, d],
-    ]) {
-      out += '  facet normal 0 0 0\n    outer loop\n'
-      for (const p of tri) out += v(p[0] ?? 0, p[1] ?? 0, p[2] ?? 0)
-      out += '    endloop\n  endfacet\n'
-    }
-  }
-  return Buffer.from(`${out}endsolid ${name}\n`)
 }
 
 function flatten(nodes: TreeNode[]): TreeNode[] {
@@ -118,6 +65,43 @@ function conversionChildren(): number[] {
     .filter((line) => /conversion[/\\]child\.(ts|js)/.test(line))
     .map((line) => Number.parseInt(line.trim(), 10))
 }
+
+describe('conversions run off the API event loop', () => {
+  test('converting the 10 MB Pterosaur_FDM.stl, a cheap authenticated GET keeps p99 < 50 ms', async (t) => {
+    const [sqlite] = dialects()
+    assert.ok(sqlite)
+    const app = await startApp(sqlite, {}, { conversions: true })
+    t.after(() => app.close())
+    const user = await signedIn(app.app, 'p99')
+    const base = await app.app.listen({ port: 0, host: '127.0.0.1' })
+    const data = readFileSync(packageFile('node-stl', 'test/test_data/Pterosaur_FDM.stl'))
+    assert.ok(data.length > 10_000_000)
+    const file = await uploadFile(app.app, user.headers, { name: 'Pterosaur_FDM.stl', data })
+    const state = () =>
+      app.db.kysely.selectFrom('files').select('state').where('id', '=', file._id).executeTakeFirstOrThrow()
+    const latencies: number[] = []
+    let sawConverting = false
+    for (;;) {
+      const { state: now } = await state()
+      if (now === 'converting') sawConverting = true
+      if (now === 'ready' || now === 'error') break
+      const started = performance.now()
+      const res = await fetch(`${base}/file/${file._id}`, { headers: user.headers })
+      await res.arrayBuffer()
+      latencies.push(performance.now() - started)
+      assert.equal(res.status, 200)
+      await sleep(5)
+    }
+    const { state: final } = await state()
+    assert.equal(final, 'ready')
+    assert.ok(sawConverting)
+    latencies.sort((a, b) => a - b)
+    const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? Number.POSITIVE_INFINITY
+    t.diagnostic(`${latencies.length} GETs while converting; p50 ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`)
+    assert.ok(latencies.length >= 100, `only ${latencies.length} samples`)
+    assert.ok(p99 < 50, `p99 ${p99.toFixed(1)} ms`)
+  })
+})
 
 for (const dialect of dialects()) {
   describe(`conversions through the API (${dialect.name})`, () => {
@@ -311,17 +295,6 @@ for (const dialect of dialects()) {
       assert.deepEqual(conversionChildren(), [])
     })
   })
-}
-
-/** A binary STL of `count` random triangles. */
-function binaryStl(count: number): Buffer {
-  const out = Buffer.alloc(84 + count * 50)
-  out.writeUInt32LE(count, 80)
-  for (let i = 0; i < count; i++) {
-    const at = 84 + i * 50
-    for (let f = 3; f < 12; f++) out.writeFloatLE(Math.random(), at + f * 4)
-  }
-  return out
 }
 
 interface GltfJson {

@@ -33,6 +33,10 @@ async function run(request: ChildRequest): Promise<ChildMessage> {
   }
 }
 
+// The worker that started us is gone (killed, crashed): its job will be retried elsewhere once its
+// lease runs out, so finishing this conversion would only burn CPU for nobody.
+process.once('disconnect', () => process.exit(1))
+
 process.once('message', (request: ChildRequest) => {
   void run(request)
     .then(send)

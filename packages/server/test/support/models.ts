@@ -1,0 +1,68 @@
+// Small models generated in code, for tests that need a real but tiny input.
+
+/** An ASCII STL cube: 12 facets, named `solid <name>`. */
+export function stlCube(name: string, size = 1): Buffer {
+  const v = (x: number, y: number, z: number) => `      vertex ${x * size} ${y * size} ${z * size}\n`
+  const quads: number[][][] = [
+    [
+      [0, 0, 0],
+      [1, 0, 0],
+      [1, 1, 0],
+      [0, 1, 0],
+    ],
+    [
+      [0, 0, 1],
+      [0, 1, 1],
+      [1, 1, 1],
+      [1, 0, 1],
+    ],
+    [
+      [0, 0, 0],
+      [0, 0, 1],
+      [1, 0, 1],
+      [1, 0, 0],
+    ],
+    [
+      [0, 1, 0],
+      [1, 1, 0],
+      [1, 1, 1],
+      [0, 1, 1],
+    ],
+    [
+      [0, 0, 0],
+      [0, 1, 0],
+      [0, 1, 1],
+      [0, 0, 1],
+    ],
+    [
+      [1, 0, 0],
+      [1, 0, 1],
+      [1, 1, 1],
+      [1, 1, 0],
+    ],
+  ]
+  let out = `solid ${name}\n`
+  for (const [a, b, c, d] of quads as [number[], number[], number[], number[]][]) {
+    for (const tri of [
+      [a, b, c],
+      [a, c, d],
+    ]) {
+      out += '  facet normal 0 0 0\n    outer loop\n'
+      for (const p of tri) out += v(p[0] ?? 0, p[1] ?? 0, p[2] ?? 0)
+      out += '    endloop\n  endfacet\n'
+    }
+  }
+  return Buffer.from(`${out}endsolid ${name}\n`)
+}
+
+/** A binary STL of `count` random triangles. */
+export function binaryStl(count: number): Buffer {
+  const out = Buffer.alloc(84 + count * 50)
+  out.writeUInt32LE(count, 80)
+  for (let i = 0; i < count; i++) {
+    const at = 84 + i * 50
+    for (let f = 3; f < 12; f++) out.writeFloatLE(Math.random(), at + f * 4)
+  }
+  return out
+}
+
