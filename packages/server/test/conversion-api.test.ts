@@ -9,12 +9,14 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { Compile } from 'typebox/compile'
 import { MAX_ATTEMPTS } from '../src/modules/conversion/index.ts'
+import { WEBHOOK_PAYLOADS } from '../src/modules/webhooks/index.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { uploadFile } from './support/files.ts'
 import { assertValidGlb, packageFile } from './support/gltf.ts'
-import { binaryStl, stlCube } from './support/models.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
+import { binaryStl, stlCube } from './support/models.ts'
 import { ok, Receiver, register, sleep, until } from './support/receiver.ts'
 
 const debugLog = new LogCapture()
@@ -32,6 +34,19 @@ interface TreeNode {
 
 function flatten(nodes: TreeNode[]): TreeNode[] {
   return nodes.flatMap((node) => [node, ...flatten(node.children)])
+}
+
+const payloadChecks = {
+  file_optimized: Compile(WEBHOOK_PAYLOADS.file_optimized),
+  file_optimization_failed: Compile(WEBHOOK_PAYLOADS.file_optimization_failed),
+}
+
+/** The delivered body is exactly the spec's envelope with the spec's file record as `data`. */
+function assertPayload(event: keyof typeof payloadChecks, body: Envelope): void {
+  assert.deepEqual(Object.keys(body), ['file', 'event', 'data', 'owner', 'runTimestamp', 'uuid'])
+  const check = payloadChecks[event]
+  assert.ok(check.Check(body), `${event}: ${JSON.stringify([...check.Errors(body)].slice(0, 3))}`)
+  assert.equal(body.event, event)
 }
 
 /** The webhook envelopes of `event` about `fileId` received so far. */
@@ -97,7 +112,9 @@ describe('conversions run off the API event loop', () => {
     assert.ok(sawConverting)
     latencies.sort((a, b) => a - b)
     const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? Number.POSITIVE_INFINITY
-    t.diagnostic(`${latencies.length} GETs while converting; p50 ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`)
+    t.diagnostic(
+      `${latencies.length} GETs while converting; p50 ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+    )
     assert.ok(latencies.length >= 100, `only ${latencies.length} samples`)
     assert.ok(p99 < 50, `p99 ${p99.toFixed(1)} ms`)
   })
@@ -132,6 +149,7 @@ for (const dialect of dialects()) {
       })
       assert.equal(file.state, 'queued')
       const event = await nextEnvelope(rx, OPTIMIZED, file._id)
+      assertPayload('file_optimized', event)
       // The spec's shape: `converting`, with the scene tree filled in.
       assert.equal(event.data.state, 'converting')
       const roots = event.data.sceneTreeRoots as string[]
@@ -208,6 +226,7 @@ for (const dialect of dialects()) {
       for (const c of cases) {
         const file = await uploadFile(t.app, user.headers, { name: c.name, data: c.data, parent: '/broken' })
         const event = await nextEnvelope(rx, FAILED, file._id)
+        assertPayload('file_optimization_failed', event)
         assert.equal(event.data.state, 'error')
         assert.match(event.data.error, c.reason, c.name)
         assert.doesNotMatch(event.data.error, /\/tmp|at .*\.ts|Error:/, 'no paths or stacks in the reason')

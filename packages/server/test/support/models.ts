@@ -65,4 +65,3 @@ export function binaryStl(count: number): Buffer {
   }
   return out
 }
-

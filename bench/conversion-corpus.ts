@@ -1,0 +1,80 @@
+// The conversion corpus: real models shipped inside installed npm packages, plus the small generated
+// models of the tests (one per format no package ships). Shared by the bench and the docs' table.
+import { NodeIO } from '@gltf-transform/core'
+import { strToU8, zipSync } from 'fflate'
+import { importMesh } from '../packages/server/src/modules/conversion/pipeline/importers/mesh.ts'
+import * as generated from '../packages/server/test/support/conversion-models.ts'
+import { pmndrsGlb, readPackageFile } from '../packages/server/test/support/gltf.ts'
+
+export interface CorpusModel {
+  /** File name, as uploaded (its extension selects the importer). */
+  name: string
+  /** Where it comes from, for the table. */
+  source: string
+  load(): Promise<Uint8Array>
+}
+
+const assimpExamples = 'examples/testfiles'
+
+export const CORPUS: CorpusModel[] = [
+  { name: 'suzi.glb', source: '@pmndrs/assets (Draco)', load: () => pmndrsGlb('suzi') },
+  { name: 'bunny.glb', source: '@pmndrs/assets (Draco)', load: () => pmndrsGlb('bunny') },
+  { name: 'pmndrs.glb', source: '@pmndrs/assets (Draco, JPEG)', load: () => pmndrsGlb('pmndrs') },
+  { name: 'car.glb', source: 'generated: 12 nodes, shared meshes', load: carGlb },
+  { name: 'pterosaur.glb', source: 'node-stl Pterosaur_FDM as plain GLB', load: pterosaurGlb },
+  { name: 'car.gltf', source: 'generated: embedded glTF', load: generated.embeddedGltf },
+  { name: 'panel.zip', source: 'generated: glTF + .bin + PNG', load: gltfZip },
+  { name: 'Pterosaur_FDM.stl', source: 'node-stl (binary, 10 MB)', load: pterosaurStl },
+  {
+    name: 'ship.stl',
+    source: 'stl (binary)',
+    load: async () => readPackageFile('stl', 'test/binary/ship.stl'),
+  },
+  {
+    name: 'teapot.stl',
+    source: 'stl (ASCII)',
+    load: async () => readPackageFile('stl', 'test/ascii/teapot.stl'),
+  },
+  { name: 'cube.ply', source: 'generated: ASCII PLY', load: async () => strToU8(generated.plyCube()) },
+  { name: 'parts.obj', source: 'generated: OBJ', load: async () => strToU8(generated.objTwoParts()) },
+  { name: 'cube.zip', source: 'assimpjs: OBJ + MTL + PNG', load: objZip },
+  {
+    name: 'cube.3ds',
+    source: 'assimpjs: 3DS',
+    load: async () => readPackageFile('assimpjs', `${assimpExamples}/cube_with_materials.3ds`),
+  },
+  { name: 'pyramid.fbx', source: 'generated: ASCII FBX', load: async () => strToU8(generated.fbxPyramid()) },
+  { name: 'bracket.3mf', source: 'generated: 3MF', load: async () => generated.threeMfTetrahedron() },
+  { name: 'scene.dae', source: 'generated: COLLADA', load: async () => strToU8(generated.daeTwoTriangles()) },
+]
+
+async function pterosaurStl(): Promise<Uint8Array> {
+  return readPackageFile('node-stl', 'test/test_data/Pterosaur_FDM.stl')
+}
+
+function carGlb(): Promise<Uint8Array> {
+  return new NodeIO().writeBinary(generated.carDocument())
+}
+
+/** A heavy GLB input: the 10 MB STL's 200 k triangles as an unwelded, uncompressed float GLB. */
+async function pterosaurGlb(): Promise<Uint8Array> {
+  const document = await importMesh({
+    name: 'Pterosaur_FDM.stl',
+    bytes: await pterosaurStl(),
+    files: new Map(),
+  })
+  return new NodeIO().writeBinary(document)
+}
+
+async function gltfZip(): Promise<Uint8Array> {
+  const { gltf, bin, png } = await generated.separateGltf()
+  return zipSync({ 'scene.gltf': gltf, 'scene.bin': bin, 'textures/checker.png': png })
+}
+
+async function objZip(): Promise<Uint8Array> {
+  return zipSync({
+    'cube_with_materials.obj': readPackageFile('assimpjs', `${assimpExamples}/cube_with_materials.obj`),
+    'cube_with_materials.mtl': readPackageFile('assimpjs', `${assimpExamples}/cube_with_materials.mtl`),
+    'cube_texture.png': readPackageFile('assimpjs', `${assimpExamples}/cube_texture.png`),
+  })
+}
