@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { CORPUS } from './conversion-corpus.ts'
+import { CORPUS } from '../packages/server/test/support/conversion-corpus.ts'
 
 const SIZE_TARGET = 1.0
 const TIME_TARGET = 1.5

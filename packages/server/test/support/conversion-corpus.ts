@@ -2,9 +2,9 @@
 // models of the tests (one per format no package ships). Shared by the bench and the docs' table.
 import { NodeIO } from '@gltf-transform/core'
 import { strToU8, zipSync } from 'fflate'
-import { importMesh } from '../packages/server/src/modules/conversion/pipeline/importers/mesh.ts'
-import * as generated from '../packages/server/test/support/conversion-models.ts'
-import { pmndrsGlb, readPackageFile } from '../packages/server/test/support/gltf.ts'
+import { importMesh } from '../../src/modules/conversion/pipeline/importers/mesh.ts'
+import * as generated from './conversion-models.ts'
+import { pmndrsGlb, readPackageFile } from './gltf.ts'
 
 export interface CorpusModel {
   /** File name, as uploaded (its extension selects the importer). */
