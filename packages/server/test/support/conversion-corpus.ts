@@ -1,5 +1,7 @@
 // The conversion corpus: real models shipped inside installed npm packages, plus the small generated
 // models of the tests (one per format no package ships). Shared by the bench and the docs' table.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { NodeIO } from '@gltf-transform/core'
 import { strToU8, zipSync } from 'fflate'
 import { importMesh } from '../../src/modules/conversion/pipeline/importers/mesh.ts'
@@ -46,7 +48,28 @@ export const CORPUS: CorpusModel[] = [
   { name: 'pyramid.fbx', source: 'generated: ASCII FBX', load: async () => strToU8(generated.fbxPyramid()) },
   { name: 'bracket.3mf', source: 'generated: 3MF', load: async () => generated.threeMfTetrahedron() },
   { name: 'scene.dae', source: 'generated: COLLADA', load: async () => strToU8(generated.daeTwoTriangles()) },
+  {
+    name: 'as1-oc-214.stp',
+    source: 'occt-import-js: STEP assembly',
+    load: async () => occt('cax-if/as1-oc-214.stp'),
+  },
+  { name: 'cube.igs', source: 'occt-import-js: IGES', load: async () => occt('cube-10x10mm/Cube 10x10.igs') },
+  {
+    name: 'as1_pe_203.brep',
+    source: 'occt-import-js: BREP',
+    load: async () => occt('cax-if-brep/as1_pe_203.brep'),
+  },
+  {
+    name: 'small-house.ifc',
+    source: 'hand-written IFC4 (test/fixtures)',
+    load: async () =>
+      new Uint8Array(readFileSync(path.join(import.meta.dirname, '../fixtures/conversion/small-house.ifc'))),
+  },
 ]
+
+function occt(relativePath: string): Uint8Array {
+  return readPackageFile('occt-import-js', `test/testfiles/${relativePath}`)
+}
 
 async function pterosaurStl(): Promise<Uint8Array> {
   return readPackageFile('node-stl', 'test/test_data/Pterosaur_FDM.stl')
