@@ -14,9 +14,9 @@ import { MAX_ATTEMPTS } from '../src/modules/conversion/index.ts'
 import { WEBHOOK_PAYLOADS } from '../src/modules/webhooks/index.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { uploadFile } from './support/files.ts'
-import { assertValidGlb, packageFile } from './support/gltf.ts'
+import { assertValidGlb, packageFile, pmndrsGlb } from './support/gltf.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
-import { binaryStl, stlCube } from './support/models.ts'
+import { binaryStl, stlCube, zipBomb } from './support/models.ts'
 import { ok, Receiver, register, sleep, until } from './support/receiver.ts'
 
 const debugLog = new LogCapture()
@@ -47,6 +47,10 @@ function assertPayload(event: keyof typeof payloadChecks, body: Envelope): void 
   const check = payloadChecks[event]
   assert.ok(check.Check(body), `${event}: ${JSON.stringify([...check.Errors(body)].slice(0, 3))}`)
   assert.equal(body.event, event)
+}
+
+async function pmndrsGlbBytes(): Promise<Buffer> {
+  return Buffer.from(await pmndrsGlb('suzi'))
 }
 
 /** The webhook envelopes of `event` about `fileId` received so far. */
@@ -221,7 +225,9 @@ for (const dialect of dialects()) {
         { name: 'notes.xyz', data: Buffer.from('not a model'), reason: /unsupported format: \.xyz/ },
         { name: 'noise.glb', data: randomBytes(4096), reason: /./ },
         { name: 'noise.stl', data: randomBytes(4096), reason: /./ },
-        { name: 'empty.obj', data: Buffer.alloc(0), reason: /./ },
+        { name: 'empty.obj', data: Buffer.alloc(0), reason: /empty/ },
+        { name: 'bomb.zip', data: zipBomb(), reason: /too much data/ },
+        { name: 'truncated.glb', data: (await pmndrsGlbBytes()).subarray(0, 5000), reason: /truncated GLB/ },
       ]
       for (const c of cases) {
         const file = await uploadFile(t.app, user.headers, { name: c.name, data: c.data, parent: '/broken' })

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { Document, NodeIO } from '@gltf-transform/core'
 import { strToU8, zipSync } from 'fflate'
+import sharp from 'sharp'
 import { convertModel } from '../src/modules/conversion/pipeline/convert.ts'
 import {
   ConversionError,
@@ -14,7 +15,7 @@ import {
   type TreeNode,
 } from '../src/modules/conversion/pipeline/types.ts'
 import * as generated from './support/conversion-models.ts'
-import { assertValidGlb, glbJson, pmndrsGlb, readPackageFile } from './support/gltf.ts'
+import { assertValidGlb, glbImage, glbJson, pmndrsGlb, readPackageFile } from './support/gltf.ts'
 
 async function convertValid(name: string, bytes: Uint8Array): Promise<ConversionResult> {
   const result = await convertModel({ name, bytes })
@@ -227,6 +228,30 @@ describe('bad input', () => {
         extension,
       )
     }
+  })
+
+  test('textures: capped at 4096 px, re-encoded only when that makes them smaller', async () => {
+    // A 5000 × 40 gradient stored without compression: both rules apply.
+    const [width, height] = [5000, 40]
+    const raw = Buffer.alloc(width * height * 3)
+    for (let i = 0; i < width * height; i++) raw.fill((i % width) % 256, i * 3, i * 3 + 3)
+    const wide = await sharp(raw, { raw: { width, height, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer()
+    const wideGlb = await new NodeIO().writeBinary(generated.texturedPanelDocument(new Uint8Array(wide)))
+    const capped = glbImage((await convertValid('wide.glb', wideGlb)).glb, 0)
+    const meta = await sharp(capped).metadata()
+    assert.equal(meta.format, 'png')
+    assert.deepEqual([meta.width, meta.height], [4096, Math.round((height * 4096) / width)])
+    assert.ok(capped.byteLength < wide.byteLength / 10, `${capped.byteLength} bytes`)
+
+    // An already tight PNG is kept as it came, byte for byte.
+    const tight = await sharp(raw.subarray(0, 64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } })
+      .png({ compressionLevel: 9, palette: true })
+      .toBuffer()
+    const tightGlb = await new NodeIO().writeBinary(generated.texturedPanelDocument(new Uint8Array(tight)))
+    const kept = glbImage((await convertValid('tight.glb', tightGlb)).glb, 0)
+    assert.ok(kept.byteLength <= tight.byteLength, `${kept.byteLength} > ${tight.byteLength}`)
   })
 
   test('zip bomb stops early', async () => {

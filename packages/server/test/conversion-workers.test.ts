@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import type { Db } from '../src/platform/db/index.ts'
-import { sleep, until } from './support/receiver.ts'
 import { stlCube } from './support/models.ts'
 import { runCli, type Server, startServer, startWorker, type WorkerProcess } from './support/process.ts'
+import { sleep, until } from './support/receiver.ts'
 import { type ProcessTarget, processTargets } from './support/targets.ts'
 
 /** A signed-in account of the running server, over HTTP only. */

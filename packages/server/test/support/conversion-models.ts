@@ -82,16 +82,8 @@ export async function embeddedGltf(): Promise<Uint8Array> {
   return strToU8(JSON.stringify(json))
 }
 
-/** A textured quad as `scene.gltf` + `scene.bin` + `textures/checker.png`. */
-export async function separateGltf(): Promise<{ gltf: Uint8Array; bin: Uint8Array; png: Uint8Array }> {
-  const pixels = Buffer.alloc(8 * 8 * 3)
-  for (let i = 0; i < 64; i++) pixels.fill(((i >> 3) + i) % 2 ? 255 : 40, i * 3, i * 3 + 3)
-  const png = new Uint8Array(
-    await sharp(pixels, { raw: { width: 8, height: 8, channels: 3 } })
-      .png()
-      .toBuffer(),
-  )
-
+/** A one-quad document named `Panel` whose material shows `png` (as `textures/checker.png`). */
+export function texturedPanelDocument(png: Uint8Array): Document {
   const document = new Document()
   const buffer = document.createBuffer()
   const texture = document.createTexture('checker').setImage(png).setMimeType('image/png')
@@ -125,6 +117,20 @@ export async function separateGltf(): Promise<{ gltf: Uint8Array; bin: Uint8Arra
     )
   const panel = document.createNode('Panel').setMesh(document.createMesh('panel').addPrimitive(primitive))
   document.createScene().addChild(panel)
+  return document
+}
+
+/** A textured quad as `scene.gltf` + `scene.bin` + `textures/checker.png`. */
+export async function separateGltf(): Promise<{ gltf: Uint8Array; bin: Uint8Array; png: Uint8Array }> {
+  const pixels = Buffer.alloc(8 * 8 * 3)
+  for (let i = 0; i < 64; i++) pixels.fill(((i >> 3) + i) % 2 ? 255 : 40, i * 3, i * 3 + 3)
+  const png = new Uint8Array(
+    await sharp(pixels, { raw: { width: 8, height: 8, channels: 3 } })
+      .png()
+      .toBuffer(),
+  )
+
+  const document = texturedPanelDocument(png)
   const { json, resources } = await new NodeIO().writeJSON(document, { basename: 'scene' })
   const bin = resources['scene.bin']
   if (!bin || json.images?.[0]?.uri !== 'textures/checker.png') throw new Error('unexpected glTF layout')

@@ -60,6 +60,17 @@ export function glbJson(glb: Uint8Array): GlbJson {
   return JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + length))) as GlbJson
 }
 
+/** The bytes of the GLB's image `index` (images stored in buffer views of the BIN chunk). */
+export function glbImage(glb: Uint8Array, index: number): Uint8Array {
+  const json = glbJson(glb) as GlbJson & { bufferViews?: Array<{ byteOffset?: number; byteLength: number }> }
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength)
+  const binStart = 20 + view.getUint32(12, true) + 8
+  const bufferView = json.bufferViews?.[json.images?.[index]?.bufferView ?? -1]
+  if (!bufferView) throw new Error(`GLB image ${index} is not in a buffer view`)
+  const start = binStart + (bufferView.byteOffset ?? 0)
+  return glb.subarray(start, start + bufferView.byteLength)
+}
+
 export interface GlbJson {
   extensionsUsed?: string[]
   extensionsRequired?: string[]

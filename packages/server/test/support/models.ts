@@ -1,4 +1,5 @@
 // Small models generated in code, for tests that need a real but tiny input.
+import { strToU8, zipSync } from 'fflate'
 
 /** An ASCII STL cube: 12 facets, named `solid <name>`. */
 export function stlCube(name: string, size = 1): Buffer {
@@ -64,4 +65,11 @@ export function binaryStl(count: number): Buffer {
     for (let f = 3; f < 12; f++) out.writeFloatLE(Math.random(), at + f * 4)
   }
   return out
+}
+
+/** A zip of < 200 KB that unpacks to 96 MiB of zeros beside a tiny OBJ. */
+export function zipBomb(): Buffer {
+  const zeros = new Uint8Array(96 * 1024 * 1024)
+  const obj = strToU8('o tri\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n')
+  return Buffer.from(zipSync({ 'big.bin': zeros, 'model.obj': obj }, { level: 9 }))
 }
