@@ -61,6 +61,14 @@ function duration(min = 0) {
   }
 }
 
+function size(min: number, minText: string) {
+  return (raw: string): number => {
+    const value = parseSize(raw)
+    if (value < min) throw new Error(`must be at least ${minText}`)
+    return value
+  }
+}
+
 function boolean(raw: string): boolean {
   const value = raw.trim().toLowerCase()
   if (['true', '1', 'yes', 'on'].includes(value)) return true
@@ -186,11 +194,7 @@ export const VARIABLES: Variable[] = [
     key: 'uploadMaxBytes',
     default: '2GiB',
     help: 'larger uploads get 413',
-    parse: (raw) => {
-      const value = parseSize(raw)
-      if (value < 1) throw new Error('must be at least 1 byte')
-      return value
-    },
+    parse: size(1, '1 byte'),
   },
   {
     name: 'TESSERA_CONVERSION_TIMEOUT',
@@ -204,11 +208,7 @@ export const VARIABLES: Variable[] = [
     key: 'conversionMaxMemoryBytes',
     default: '4GiB',
     help: 'heap limit of one conversion process',
-    parse: (raw) => {
-      const value = parseSize(raw)
-      if (value < 128 * 1024 * 1024) throw new Error('must be at least 128MiB')
-      return value
-    },
+    parse: size(128 * 1024 * 1024, '128MiB'),
   },
   {
     name: 'TESSERA_CONVERSION_CONCURRENCY',

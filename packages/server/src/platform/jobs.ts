@@ -112,3 +112,29 @@ export class PgListener {
 export function leaseMs(budgetMs: number): number {
   return budgetMs + Math.min(30_000, Math.max(2_000, budgetMs))
 }
+
+/**
+ * Makes `worker` wake when work is queued on `channel`: directly from this process, and on
+ * PostgreSQL through a LISTEN connection. Answers the function that undoes both.
+ */
+export function listenForWork(
+  worker: Waker,
+  channel: WakeChannel,
+  options: { databaseUrl: string | undefined; log: Logger },
+): () => Promise<void> {
+  const unregister = channel.register(worker)
+  const listener =
+    worker.db.dialect === 'postgres' && options.databaseUrl
+      ? new PgListener({
+          databaseUrl: options.databaseUrl,
+          channel: channel.name,
+          onNotify: () => worker.wake(),
+          log: options.log,
+        })
+      : null
+  listener?.start()
+  return async () => {
+    unregister()
+    await listener?.stop()
+  }
+}

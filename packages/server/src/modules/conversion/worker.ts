@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db } from '../../platform/db/index.ts'
-import { jobsChannel, PgListener } from '../../platform/jobs.ts'
+import { jobsChannel, listenForWork } from '../../platform/jobs.ts'
 import { ConversionRun } from './runner.ts'
 import { type ClaimedJob, claimNext, recordOutcome, recordProgress } from './service.ts'
 
@@ -29,8 +29,7 @@ export class ConversionWorker {
   #loop: Promise<void> | null = null
   #woken = false
   #wakeUp: (() => void) | null = null
-  #unregister: (() => void) | null = null
-  #listener: PgListener | null = null
+  #stopListening: (() => Promise<void>) | null = null
 
   constructor(options: ConversionWorkerOptions) {
     this.#ctx = options.ctx
@@ -42,17 +41,10 @@ export class ConversionWorker {
   start(): void {
     if (this.#running) return
     this.#running = true
-    this.#unregister = jobsChannel.register(this)
-    const { databaseUrl } = this.#ctx.config
-    if (this.db.dialect === 'postgres' && databaseUrl) {
-      this.#listener = new PgListener({
-        databaseUrl,
-        channel: jobsChannel.name,
-        onNotify: () => this.wake(),
-        log: this.#log,
-      })
-      this.#listener.start()
-    }
+    this.#stopListening = listenForWork(this, jobsChannel, {
+      databaseUrl: this.#ctx.config.databaseUrl,
+      log: this.#log,
+    })
     this.#loop = this.#run()
   }
 
@@ -60,9 +52,8 @@ export class ConversionWorker {
   async stop(): Promise<void> {
     if (!this.#running) return
     this.#running = false
-    this.#unregister?.()
-    await this.#listener?.stop()
-    this.#listener = null
+    await this.#stopListening?.()
+    this.#stopListening = null
     this.wake()
     await this.#loop
     for (const { run } of this.#runs.values()) run.abort()
