@@ -18,6 +18,7 @@ import { assertValidGlb, packageFile, pmndrsGlb } from './support/gltf.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
 import { binaryStl, stlCube, zipBomb } from './support/models.ts'
 import { ok, Receiver, register, sleep, until } from './support/receiver.ts'
+import { startS3 } from './support/s3.ts'
 
 const debugLog = new LogCapture()
 type User = Awaited<ReturnType<typeof signedIn>>
@@ -299,6 +300,48 @@ for (const dialect of dialects()) {
         const res = await t.app.inject({ method: 'GET', url, headers: stranger.headers })
         assert.equal(problemOf(res).code, 'NOT_FOUND')
       }
+    })
+  })
+
+  describe(`conversions with S3 blob storage (${dialect.name})`, () => {
+    test('the original is read from and the GLB written to s3rver; a revision replaces the GLB', async (t) => {
+      const s3 = await startS3()
+      const rx = new Receiver()
+      await rx.start()
+      const app = await startApp(dialect, { storageUrl: s3.storageUrl }, { conversions: true })
+      t.after(async () => {
+        await app.close()
+        await rx.stop()
+        await s3.close()
+      })
+      const user = await signedIn(app.app, 's3conv')
+      await register(app.app, user.authToken, 'file_optimized', rx.on('/optimized', ok))
+      const file = await uploadFile(app.app, user.headers, { name: 'part.stl', data: stlCube('part') })
+      const first = await nextEnvelope(rx, '/optimized', file._id, 0)
+      assertPayload('file_optimized', first)
+      const glb = await app.app.inject({
+        method: 'GET',
+        url: `/file/${file._id}/optimized`,
+        headers: user.headers,
+      })
+      assert.equal(glb.statusCode, 200)
+      await assertValidGlb(glb.rawPayload, 'part.stl on S3')
+      const keyOf = async () =>
+        (
+          await app.db.kysely
+            .selectFrom('files')
+            .select('optimized_key')
+            .where('id', '=', file._id)
+            .executeTakeFirstOrThrow()
+        ).optimized_key
+      const firstKey = await keyOf()
+      await uploadFile(app.app, user.headers, { name: 'part.stl', data: stlCube('part', 2) })
+      await nextEnvelope(rx, '/optimized', file._id, 1)
+      const secondKey = await keyOf()
+      assert.notEqual(secondKey, firstKey)
+      // The first GLB is gone from the bucket once the second one is committed.
+      assert.equal(await app.app.ctx.blobs.size(firstKey ?? ''), null)
+      assert.ok(((await app.app.ctx.blobs.size(secondKey ?? '')) ?? 0) > 0)
     })
   })
 
