@@ -1,4 +1,6 @@
-// SQL of the webhooks module: registrations, the event outbox, deliveries and their attempts.
+// SQL of the webhooks module: registrations, the event outbox, deliveries and their attempts. The
+// delivery engine's hot path (outbox.ts, claim.ts, record.ts) runs plain-text statements instead;
+// see statements.ts.
 import type { Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type {
@@ -93,19 +95,6 @@ export function insertEvent(db: Executor, row: Selectable<EventsTable>): Promise
   return db.insertInto('events').values(row).execute()
 }
 
-/** Webhooks listening to `event` whose owners are among `ownerIds` (enabled accounts only). */
-export function subscribersOf(db: Executor, event: string, ownerIds: string[]) {
-  return db
-    .selectFrom('webhooks')
-    .innerJoin('accounts', 'accounts.id', 'webhooks.owner_id')
-    .select(['webhooks.id', 'webhooks.disabled', 'accounts.email as owner_email'])
-    .where('webhooks.event', '=', event)
-    .where('webhooks.owner_id', 'in', ownerIds)
-    .where('accounts.disabled', '=', 0)
-    .orderBy('webhooks.id')
-    .execute()
-}
-
 export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
   // Stays well under SQLite's bound-parameter limit per statement.
   for (let i = 0; i < rows.length; i += 500) {
@@ -129,10 +118,6 @@ export function listAttempts(db: Executor, deliveryId: string): Promise<Selectab
     .where('delivery_id', '=', deliveryId)
     .orderBy('attempt')
     .execute()
-}
-
-export function insertAttempt(db: Executor, row: Selectable<DeliveryAttemptsTable>): Promise<unknown> {
-  return db.insertInto('delivery_attempts').values(row).execute()
 }
 
 // ---- delivery log and operations ---------------------------------------------------------------
