@@ -12,7 +12,7 @@ import { configurationRoutes } from './modules/configurations/index.ts'
 import { ConversionWorker, conversionRoutes } from './modules/conversion/index.ts'
 import { fileRoutes } from './modules/files/index.ts'
 import { sceneRoutes } from './modules/scene/index.ts'
-import { createAuthenticator, sessionRoutes } from './modules/sessions/index.ts'
+import { authenticateRoutes, sessionRoutes } from './modules/sessions/index.ts'
 import {
   createDeliveryMetrics,
   DeliveryWorker,
@@ -25,7 +25,7 @@ import type { AppContext } from './platform/context.ts'
 import { type Db, migrate, openDatabase, ping } from './platform/db/index.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
-import { loggerOptions, requestId } from './platform/logger.ts'
+import { loggerOptions, requestId, requestLogger } from './platform/logger.ts'
 import { createMetricsRegistry, metricsRoute } from './platform/metrics.ts'
 import { TokenService } from './platform/tokens.ts'
 
@@ -68,6 +68,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     genReqId: requestId,
+    childLoggerFactory: requestLogger,
     frameworkErrors,
     bodyLimit: JSON_BODY_LIMIT,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
@@ -178,9 +179,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   metricsRoute(app, metrics)
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
-  // The API proper: every route below runs the authentication hook.
+  // The API proper: every route below authenticates as its config says (default: both tokens).
   await app.register(async (api) => {
-    api.addHook('onRequest', createAuthenticator(ctx))
+    api.addHook('onRoute', authenticateRoutes(ctx))
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx)

@@ -3,7 +3,7 @@
 // (`jsonwebtoken=<auth>; X-Service-Session=<session>`), never both ways at once.
 // Route config `auth` says what a route needs: 'none', 'token' (auth token only) or 'session'
 // (both tokens; the default).
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import { findAccount } from '../accounts/index.ts'
@@ -79,10 +79,27 @@ function sessionRefusal(
   return null
 }
 
-export function createAuthenticator(ctx: AppContext) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const requirement = request.routeOptions.config.auth ?? 'session'
+/**
+ * onRoute hook of the API scope: gives each route the authentication its config asks for, chosen
+ * once when the route is added. (Looking the requirement up per request through
+ * `request.routeOptions` builds a fresh options object on every call.)
+ */
+export function authenticateRoutes(ctx: AppContext) {
+  const hooks = {
+    token: createAuthenticator(ctx, 'token'),
+    session: createAuthenticator(ctx, 'session'),
+  } satisfies Record<Exclude<AuthRequirement, 'none'>, onRequestHookHandler>
+  return (route: RouteOptions): void => {
+    const requirement = route.config?.auth ?? 'session'
     if (requirement === 'none') return
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    // First of the route's own hooks: none of them may run for an unauthenticated caller.
+    route.onRequest = [hooks[requirement], ...own]
+  }
+}
+
+function createAuthenticator(ctx: AppContext, requirement: Exclude<AuthRequirement, 'none'>) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const { authToken, sessionToken } = readCredentials(request)
     if (!authToken) throw new AppError('AUTH_TOKEN_MISSING', 'This call needs an auth token.')
     const now = Date.now()

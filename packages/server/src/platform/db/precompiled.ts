@@ -2,6 +2,16 @@
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely'
 import type { Executor } from './index.ts'
 
+/** Answers a read without Kysely's usual path, or returns undefined when it cannot. */
+export type DirectRead = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> | undefined
+
+const directReads = new WeakMap<Executor, DirectRead>()
+
+/** SQLite (see openDatabase): reads of the root executor have a faster path. */
+export function registerDirectRead(db: Executor, read: DirectRead): void {
+  directReads.set(db, read)
+}
+
 /**
  * A query run on every request, compiled once per executor: building and compiling it through
  * Kysely costs more than executing it. Later calls bind their arguments to the compiled SQL, so
@@ -19,6 +29,8 @@ export function precompiled<A extends unknown[], R>(build: (db: Executor, ...arg
       }
       compiled.set(db, template)
     }
+    const direct = directReads.get(db)?.(template.sql, args)
+    if (direct) return (await direct) as R[]
     const { rows } = await db.executeQuery<R>({ ...template, parameters: args, queryId: createQueryId() })
     return rows
   }
