@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { OPENAPI_FILE, renderOpenApi } from '../scripts/openapi.ts'
 import { PASSWORD, problemOf, signedIn } from './support/api.ts'
+import { uploadFile } from './support/files.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
 
 test('the committed openapi.json matches the code (run `npm run openapi` after changing routes)', async () => {
@@ -79,6 +80,42 @@ for (const dialect of dialects()) {
         assert.equal(body.status, c.status)
         assert.equal(body.success, false)
       }
+    })
+
+    test('text holding U+0000 is a 400 on every dialect: JSON bodies, paths and query strings', async () => {
+      const s = await signedIn(t.app)
+      const file = await uploadFile(t.app, s.headers, { name: 'nul.stl' })
+      const cases = [
+        { method: 'POST', url: '/annotation/create/', payload: { file: file._id, name: 'a\u0000b' } },
+        { method: 'POST', url: '/file/configuration/', payload: { file: file._id, name: 'a\u0000b' } },
+        {
+          method: 'POST',
+          url: '/scene/attributes',
+          payload: { file: file._id, nodeIdToAttributes: { 'n\u0000': { color: 'red' } } },
+        },
+        {
+          method: 'POST',
+          url: `/file/${file._id}/share`,
+          payload: { email: 'x\u0000@example.com', role: 'viewer' },
+        },
+        { method: 'DELETE', url: `/file/${file._id}/share/x%00@example.com` },
+        { method: 'GET', url: '/file/dir/private/a%00b' },
+        { method: 'GET', url: `/annotation/?file=${file._id}%00` },
+      ] as const
+      for (const c of cases) {
+        const res = await t.app.inject({ ...c, headers: s.headers })
+        assert.equal(res.statusCode, 400, `${c.method} ${c.url}: ${res.body}`)
+        assert.equal(problemOf(res).code, 'VALIDATION_FAILED')
+      }
+      // A literal backslash-u in text is not a NUL and is stored as sent.
+      const literal = await t.app.inject({
+        method: 'POST',
+        url: '/annotation/create/',
+        headers: s.headers,
+        payload: { file: file._id, name: 'C:\\u0000' },
+      })
+      assert.equal(literal.statusCode, 200, literal.body)
+      assert.equal(literal.json().annotation.name, 'C:\\u0000')
     })
 
     test('healthz, readyz and JWKS answer without auth; request IDs are echoed', async () => {

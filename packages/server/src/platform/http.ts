@@ -78,8 +78,15 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
     route.schema.response = response
   })
 
+  // PostgreSQL cannot store U+0000 in text, and no name, path, comment or setting needs it: it is
+  // refused at the edge, the same on both dialects, instead of failing deep in one of them.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.url.includes('%00') ? new AppError('VALIDATION_FAILED', NUL_IN_URL) : undefined)
+  })
+
   // An empty body with Content-Type: application/json is "no body" (the spec's session call sends
-  // exactly that); malformed JSON is a 400, prototype-poisoning keys are refused.
+  // exactly that); malformed JSON is a 400, prototype-poisoning keys are refused, and so is text
+  // holding U+0000 (see above).
   app.removeContentTypeParser(['application/json', 'text/plain'])
   app.addContentTypeParser(
     'application/json',
@@ -87,11 +94,16 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
     (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
       const text = typeof body === 'string' ? body : body.toString('utf8')
       if (text.trim() === '') return done(null, undefined)
+      let parsed: unknown
       try {
-        done(null, sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }))
+        parsed = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
       } catch {
-        done(new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'))
+        return done(new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'))
       }
+      // JSON can only spell U+0000 as the escape \u0000: without it in the text, no walk is needed.
+      if (text.includes('\\u0000') && holdsNul(parsed))
+        return done(new AppError('VALIDATION_FAILED', NUL_IN_BODY))
+      done(null, parsed)
     },
   )
 
@@ -108,6 +120,19 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
       new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`),
     ),
   )
+}
+
+const NUL_IN_URL = 'The URL must not contain the NUL character (%00).'
+const NUL_IN_BODY = 'Text in the request body must not contain the NUL character (U+0000).'
+
+/** Does any string or key of a parsed JSON value hold U+0000? */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (Array.isArray(value)) return value.some(holdsNul)
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner))
+  }
+  return false
 }
 
 export { problem }
