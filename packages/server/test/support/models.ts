@@ -56,17 +56,6 @@ export function stlCube(name: string, size = 1): Buffer {
   return Buffer.from(`${out}endsolid ${name}\n`)
 }
 
-/** A binary STL of `count` random triangles. */
-export function binaryStl(count: number): Buffer {
-  const out = Buffer.alloc(84 + count * 50)
-  out.writeUInt32LE(count, 80)
-  for (let i = 0; i < count; i++) {
-    const at = 84 + i * 50
-    for (let f = 3; f < 12; f++) out.writeFloatLE(Math.random(), at + f * 4)
-  }
-  return out
-}
-
 /** A zip of < 200 KB that unpacks to 96 MiB of zeros beside a tiny OBJ. */
 export function zipBomb(): Buffer {
   const zeros = new Uint8Array(96 * 1024 * 1024)

@@ -4,14 +4,10 @@ import type { SceneNodeShape } from './schemas.ts'
 
 export const KIND = 'convert'
 
-/**
- * The next job to run: a due queued one, or a running one whose lease ran out (its worker died).
- * On PostgreSQL the row stays locked until the claim commits and other claimers skip it.
- */
-export function nextDueJob(db: Executor, now: number, lockRows: boolean) {
+function dueJobs(db: Executor, now: number) {
   return db
     .selectFrom('jobs')
-    .select(['id', 'file_id', 'file_version', 'state', 'attempts', 'last_error'])
+    .select(['id', 'file_id', 'file_version', 'state', 'attempts'])
     .where('kind', '=', KIND)
     .where((eb) =>
       eb.or([
@@ -19,13 +15,23 @@ export function nextDueJob(db: Executor, now: number, lockRows: boolean) {
         eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
       ]),
     )
-    .orderBy('run_at')
-    .limit(1)
-    .$if(lockRows, (qb) => qb.forUpdate().skipLocked())
-    .executeTakeFirst()
 }
 
-export type DueJob = NonNullable<Awaited<ReturnType<typeof nextDueJob>>>
+/**
+ * The next job to run: a due queued one, or a running one whose lease ran out (its worker died).
+ * Read without a row lock: the claim locks the job's file first (see claimNext).
+ */
+export function nextDueJob(db: Executor, now: number) {
+  return dueJobs(db, now).orderBy('run_at').limit(1).executeTakeFirst()
+}
+
+/** The job `jobId` if it is still due, its row locked until the claim commits (PostgreSQL). */
+export function lockDueJob(db: Executor, jobId: string, now: number, lockRows: boolean) {
+  return dueJobs(db, now)
+    .where('id', '=', jobId)
+    .$if(lockRows, (qb) => qb.forUpdate())
+    .executeTakeFirst()
+}
 
 export function findJob(db: Executor, jobId: string) {
   return db

@@ -42,9 +42,14 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
     const now = Date.now()
     let discard: string | null = null
     const step = await db.kysely.transaction().execute(async (tx): Promise<ClaimedJob | 'again' | null> => {
-      const job = await repo.nextDueJob(tx, now, db.dialect === 'postgres')
-      if (!job) return null
-      await lockResource(db, tx, `tessera.files.${job.file_id}`)
+      const candidate = await repo.nextDueJob(tx, now)
+      if (!candidate) return null
+      // The file's lock comes before any job or file row, in every transaction that touches a
+      // file's jobs (upload, delete, outcome): one lock order, so no deadlock on PostgreSQL. Two
+      // workers after the same job queue here; the second finds it no longer due.
+      await lockResource(db, tx, `tessera.files.${candidate.file_id}`)
+      const job = await repo.lockDueJob(tx, candidate.id, now, db.dialect === 'postgres')
+      if (!job) return 'again'
       const file = await repo.fileOfJob(tx, job.file_id)
       if (!file || file.version !== job.file_version) {
         await repo.deleteJob(tx, job.id)

@@ -173,6 +173,9 @@ export async function commitUpload(
       await lockResource(db, tx, `tessera.files.path.${accountId}.${key}`)
       const now = Date.now()
       const existing = await repo.findOwnFileByKey(tx, accountId, key)
+      // A revision changes the file and its jobs: the file's lock first, as every transaction that
+      // touches a file's jobs takes it (conversion claims and outcomes, deletion).
+      if (existing) await lockResource(db, tx, `tessera.files.${existing.id}`)
       let fileId: string
       let version: number
       let replacedBlob: string | null = null
