@@ -1,8 +1,7 @@
 // SQL of the conversion jobs (`jobs` rows of kind 'convert') and of the file columns they fill.
 import type { Executor } from '../../platform/db/index.ts'
-import type { SceneNodeShape } from './schemas.ts'
 
-export const KIND = 'convert'
+const KIND = 'convert'
 
 function dueJobs(db: Executor, now: number) {
   return db
@@ -107,16 +106,11 @@ export function setFileState(
   db: Executor,
   fileId: string,
   version: number,
-  update: { state: string; progress: number; error?: string; now: number },
+  update: { state: string; progress: number; now: number },
 ) {
   return db
     .updateTable('files')
-    .set({
-      state: update.state,
-      progress: update.progress,
-      ...(update.error === undefined ? {} : { error: update.error }),
-      updated_at: update.now,
-    })
+    .set({ state: update.state, progress: update.progress, updated_at: update.now })
     .where('id', '=', fileId)
     .where('version', '=', version)
     .execute()
@@ -133,7 +127,7 @@ export function setProgress(db: Executor, fileId: string, version: number, progr
     .execute()
 }
 
-export interface OptimizedAsset {
+interface OptimizedAsset {
   key: string | null
   size: number
   sha256: string
@@ -145,7 +139,8 @@ export function storeOutcome(
   update: {
     state: 'ready' | 'error'
     error: string
-    roots: readonly SceneNodeShape[]
+    /** The scene's root nodes: their IDs and names fill sceneTreeRoots / sceneTreeNames. */
+    roots: readonly { id: string; name: string }[]
     optimized: OptimizedAsset
     now: number
   },
@@ -165,12 +160,4 @@ export function storeOutcome(
     })
     .where('id', '=', fileId)
     .execute()
-}
-
-export function optimizedAssetOf(db: Executor, fileId: string) {
-  return db
-    .selectFrom('files')
-    .select(['state', 'name', 'optimized_key', 'optimized_size', 'optimized_sha256'])
-    .where('id', '=', fileId)
-    .executeTakeFirst()
 }

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox'
+import { Type } from 'typebox'
 
 export const FileParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
@@ -14,15 +14,7 @@ export const SceneNode = Type.Cyclic(
   'SceneNode',
 )
 
-export interface SceneNodeShape {
-  id: string
-  name: string
-  children: SceneNodeShape[]
-}
-
 export const SceneTreeAnswer = Type.Object({
   success: Type.Literal(true),
   tree: Type.Array(SceneNode, { description: "the scene's root nodes" }),
 })
-
-export type SceneTreeAnswerShape = Static<typeof SceneTreeAnswer>

@@ -114,8 +114,10 @@ export class ConversionWorker {
         detail: err instanceof Error ? err.message : String(err),
       }))
       const result = await recordOutcome(this.#ctx, job, outcome)
+      const triangles = outcome.kind === 'converted' ? outcome.triangles : undefined
+      const ms = Date.now() - started
       this.#log.info(
-        { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms: Date.now() - started },
+        { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms, triangles },
         'conversion finished',
       )
     } catch (err) {

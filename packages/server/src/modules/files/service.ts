@@ -8,7 +8,7 @@
 // committed row never points at a missing blob.
 import type { Static } from 'typebox'
 import type { AppContext } from '../../platform/context.ts'
-import { lockResource } from '../../platform/db/index.ts'
+import { type Executor, lockResource } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -270,22 +270,20 @@ export async function commitUpload(
   return { ...outcome.record, progress: 0 }
 }
 
-/** The file record as `accountId` (its owner or someone it is shared with) sees it. */
-export async function recordOf(
-  db: Parameters<typeof repo.findFileForAccount>[0],
-  fileId: string,
-  accountId: string,
-) {
+async function rowOf(db: Executor, fileId: string, accountId: string) {
   const row = await repo.findFileForAccount(db, fileId, accountId)
   if (!row) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
-  return toFileRecord(row)
+  return row
+}
+
+/** The file record as `accountId` (its owner or someone it is shared with) sees it. */
+export async function recordOf(db: Executor, fileId: string, accountId: string): Promise<FileRecordShape> {
+  return toFileRecord(await rowOf(db, fileId, accountId))
 }
 
 /** As recordOf, with the API's extra fields. */
-async function viewOf(db: Parameters<typeof repo.findFileForAccount>[0], fileId: string, accountId: string) {
-  const row = await repo.findFileForAccount(db, fileId, accountId)
-  if (!row) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
-  return toFileView(row)
+async function viewOf(db: Executor, fileId: string, accountId: string): Promise<FileViewShape> {
+  return toFileView(await rowOf(db, fileId, accountId))
 }
 
 // ---------------------------------------------------------------------------------------------

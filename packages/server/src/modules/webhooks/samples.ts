@@ -1,7 +1,7 @@
 // Sample `data` for test deliveries (POST /webhook/:id/test): every event kind's shape from the
 // spec's tables, with the spec's types, so a receiver can exercise its real parsing code.
 import type { EventName } from './events.ts'
-import { defaultConfigurationSettings } from './payloads.ts'
+import { ANNOTATION_PERMISSION_KEYS, defaultConfigurationSettings } from './payloads.ts'
 
 export interface SampleContext {
   /** The webhook owner's e-mail: author, owner and user of the sample records. */
@@ -42,21 +42,9 @@ function fileRecord(s: SampleContext, state: 'queued' | 'converting'): Record<st
   }
 }
 
-const PERMISSION_LISTS = [
-  'writeTargets',
-  'readTargets',
-  'delete',
-  'writeTitle',
-  'readTitle',
-  'writeDiscussion',
-  'readDiscussion',
-  'writeDescription',
-  'readDescription',
-] as const
-
 function annotationRecord(s: SampleContext, id: string): Record<string, unknown> {
   const permissions: Record<string, unknown> = { _id: s.newId() }
-  for (const list of PERMISSION_LISTS) permissions[list] = []
+  for (const list of ANNOTATION_PERMISSION_KEYS) permissions[list] = []
   return {
     _id: id,
     author: s.email,
