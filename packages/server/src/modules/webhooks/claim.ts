@@ -6,7 +6,7 @@
 // webhook_id, next_attempt_at) index: one probe per webhook, however deep its backlog) with their
 // earliest due time and live in-flight count; then each webhook with free slots gets one indexed
 // query limited to those slots. The same listing tells the worker when to look again.
-import type { Dialect, Tx } from '../../platform/db/index.ts'
+import type { Db, Dialect, Tx } from '../../platform/db/index.ts'
 import { inList, listParam, lockRows, run } from './statements.ts'
 
 export interface Job {
@@ -32,7 +32,7 @@ export interface Job {
 }
 
 export interface ClaimOptions {
-  dialect: Dialect
+  db: Db
   workerId: string
   /** Most deliveries to claim in this round. */
   limit: number
@@ -45,6 +45,8 @@ export interface Claimed {
   jobs: Job[]
   /** The limit cut the round short: due deliveries with free slots are left. */
   more: boolean
+  /** Due deliveries were left for want of free slots of their webhook. */
+  saturated: boolean
   /**
    * When something not claimable now becomes due (a retry, an expiring lease); null when nothing
    * is scheduled. Deliveries waiting for a slot of a saturated webhook are not counted: a finishing
@@ -115,10 +117,11 @@ const TEXTS: Record<Dialect, Texts> = { sqlite: texts('sqlite'), postgres: texts
  * in-flight counts read here cannot change under us before commit.
  */
 export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> {
-  const { dialect, limit, maxPerHook } = options
+  const { db, limit, maxPerHook } = options
+  const { dialect } = db
   const sql = TEXTS[dialect]
   const now = Date.now()
-  const { rows } = await run<HookRow>(tx, dialect, HOOKS, [now])
+  const { rows } = await run<HookRow>(tx, db, HOOKS, [now])
   const busy = new Map<string, number>()
   const hooks: Array<{ id: string; nextAt: number }> = []
   let leaseNext: number | null = null
@@ -131,13 +134,14 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
   }
   const jobs: Job[] = []
   let blocked = false
+  let saturated = false
   const candidates: number[] = []
 
   if (leaseNext !== null && leaseNext <= now) {
-    const expired = (await run<Job>(tx, dialect, sql.expired, [now, limit * 4])).rows
+    const expired = (await run<Job>(tx, db, sql.expired, [now, limit * 4])).rows
     const unknown = [...new Set(expired.map((j) => j.webhook_id))].filter((id) => !busy.has(id))
     if (unknown.length > 0) {
-      const counts = await run<{ webhook_id: string; n: number }>(tx, dialect, sql.busy, [
+      const counts = await run<{ webhook_id: string; n: number }>(tx, db, sql.busy, [
         now,
         listParam(dialect, unknown),
       ])
@@ -147,7 +151,8 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
     for (const job of expired) {
       const n = busy.get(job.webhook_id) ?? 0
       if (n >= maxPerHook || jobs.length >= limit) {
-        blocked = true
+        if (n >= maxPerHook) saturated = true
+        else blocked = true
         continue
       }
       busy.set(job.webhook_id, n + 1)
@@ -163,14 +168,17 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
       continue
     }
     const free = maxPerHook - (busy.get(hook.id) ?? 0)
-    if (free <= 0) continue
+    if (free <= 0) {
+      saturated = true
+      continue
+    }
     const budget = limit - jobs.length
     if (budget <= 0) {
       blocked = true
       continue
     }
     const take = Math.min(free, budget)
-    const pending = (await run<Job>(tx, dialect, sql.due, [hook.id, take])).rows
+    const pending = (await run<Job>(tx, db, sql.due, [hook.id, take])).rows
     for (const job of pending) {
       if (Number(job.next_attempt_at) <= now) jobs.push(job)
       else {
@@ -178,13 +186,15 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
         break
       }
     }
-    if (take < free && pending.length === take && Number(pending[take - 1]?.next_attempt_at) <= now) {
-      blocked = true
+    // All taken were due, so more may be: the round's budget or the webhook's slots ran out.
+    if (pending.length === take && Number(pending[take - 1]?.next_attempt_at) <= now) {
+      if (take < free) blocked = true
+      else saturated = true
     }
   }
 
   if (jobs.length > 0) {
-    await run(tx, dialect, sql.lease, [
+    await run(tx, db, sql.lease, [
       options.workerId,
       now + options.leaseMs,
       now,
@@ -197,6 +207,7 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
   return {
     jobs,
     more: blocked && jobs.length >= limit,
+    saturated,
     nextDueAt: candidates.length === 0 ? null : Math.min(...candidates),
   }
 }

@@ -3,7 +3,7 @@
 // transaction in the order the attempts finished (the webhook health is replayed in that order).
 // A batch of successes, the common case, takes three statements whatever its size.
 import type { Config } from '../../platform/config.ts'
-import type { Dialect, Tx } from '../../platform/db/index.ts'
+import type { Db, Dialect, Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
 import type { AttemptResult } from './attempt.ts'
 import type { Job } from './claim.ts'
@@ -34,7 +34,7 @@ export interface Finished {
 }
 
 export interface RecordOptions {
-  dialect: Dialect
+  db: Db
   workerId: string
   config: Pick<Config, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>
 }
@@ -147,10 +147,11 @@ function attemptRow(item: Finished, now: number) {
 
 /** Records `batch` (in the order the attempts finished) in `tx`; answers one Recorded per item. */
 export async function recordResults(tx: Tx, batch: Finished[], options: RecordOptions): Promise<Recorded[]> {
-  const { dialect, workerId } = options
+  const { db, workerId } = options
+  const { dialect } = db
   const sql = TEXTS[dialect]
   const now = Date.now()
-  await run(tx, dialect, sql.attempts, [JSON.stringify(batch.map((item) => attemptRow(item, now)))])
+  await run(tx, db, sql.attempts, [JSON.stringify(batch.map((item) => attemptRow(item, now)))])
 
   const succeeded = batch.filter((item) => item.result.ok)
   const settledIds = new Set<string>()
@@ -159,12 +160,12 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
       dialect,
       succeeded.map((item) => item.job.id),
     )
-    const { rows } = await run<{ id: string }>(tx, dialect, sql.succeeded, [now, now, now, ids, workerId])
+    const { rows } = await run<{ id: string }>(tx, db, sql.succeeded, [now, now, now, ids, workerId])
     for (const row of rows) settledIds.add(row.id)
   }
   if (succeeded.length === batch.length) {
     const hookIds = [...new Set(succeeded.filter((i) => i.job.is_test === 0).map((i) => i.job.webhook_id))]
-    if (hookIds.length > 0) await run(tx, dialect, sql.healthy, [listParam(dialect, hookIds)])
+    if (hookIds.length > 0) await run(tx, db, sql.healthy, [listParam(dialect, hookIds)])
     return batch.map((item) => ({
       status: settledIds.has(item.job.id) ? 'succeeded' : null,
       at: now,
@@ -175,12 +176,9 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
   // Failures in the batch: replay the webhooks' health in order.
   const hookIds = [...new Set(batch.map((item) => item.job.webhook_id))]
   const health = new Map<string, Health>()
-  const read = await run<{ id: string; disabled: number; failing_since: number | null }>(
-    tx,
-    dialect,
-    sql.health,
-    [listParam(dialect, hookIds)],
-  )
+  const read = await run<{ id: string; disabled: number; failing_since: number | null }>(tx, db, sql.health, [
+    listParam(dialect, hookIds),
+  ])
   for (const row of read.rows) {
     const failingSince = row.failing_since === null ? null : Number(row.failing_since)
     health.set(row.id, {
@@ -198,7 +196,7 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
       const { result } = item
       const done = outcome.status === 'failed' ? now : null
       const params = [outcome.status, outcome.nextAt, result.status, result.errorCode, now, done, item.job.id]
-      settled = (await run(tx, dialect, sql.settle, [...params, workerId])).affected > 0
+      settled = (await run(tx, db, sql.settle, [...params, workerId])).affected > 0
     }
     if (outcome.disableReason && hook) {
       hook.disabled = 1
@@ -215,7 +213,7 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
   }
   for (const [id, hook] of health) {
     if (hook.failing_since !== hook.readFailingSince) {
-      await run(tx, dialect, sql.failing, [hook.failing_since, id])
+      await run(tx, db, sql.failing, [hook.failing_since, id])
     }
   }
   return recorded

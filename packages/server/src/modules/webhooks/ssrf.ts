@@ -183,13 +183,23 @@ function classifyV6(ip: string): AddressClass {
   return 'public'
 }
 
+// Verdicts are a pure function of the text and every attempt asks again (BlockList.check builds
+// SocketAddress objects: the costliest step of an attempt after the socket write), so the
+// verdicts of recent addresses are kept. Bounded: a flood of distinct addresses only evicts.
+const VERDICTS_KEPT = 4096
+const verdicts = new Map<string, AddressClass>()
+
 /** Classifies an IP literal: 'public' or the reason it must not be contacted. */
 export function classifyAddress(ip: string): AddressClass {
-  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip
-  const family = isIP(bare.split('%')[0] ?? '')
-  if (family === 4) return classifyV4(bare)
-  if (family === 6) return classifyV6(bare)
-  return 'not-an-ip'
+  let verdict = verdicts.get(ip)
+  if (verdict === undefined) {
+    const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip
+    const family = isIP(bare.split('%')[0] ?? '')
+    verdict = family === 4 ? classifyV4(bare) : family === 6 ? classifyV6(bare) : 'not-an-ip'
+    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear()
+    verdicts.set(ip, verdict)
+  }
+  return verdict
 }
 
 const systemLookup: LookupAll = async (hostname) => {

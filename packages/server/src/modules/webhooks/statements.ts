@@ -4,7 +4,7 @@
 // numbered `$1…$n` for PostgreSQL. A list travels as one parameter (a JSON array on SQLite, an array on
 // PostgreSQL), so a text never depends on how many ids it is given.
 import { CompiledQuery } from 'kysely'
-import type { Dialect, Executor } from '../../platform/db/index.ts'
+import type { Db, Dialect, Tx } from '../../platform/db/index.ts'
 
 const numbered = new Map<string, string>()
 
@@ -25,13 +25,13 @@ export interface Ran<R> {
   affected: number
 }
 
-export async function run<R>(
-  db: Executor,
-  dialect: Dialect,
-  text: string,
-  parameters: unknown[],
-): Promise<Ran<R>> {
-  const result = await db.executeQuery<R>(CompiledQuery.raw(textFor(dialect, text), parameters))
+/** Runs `text` in `tx`, a transaction on `db` (on SQLite straight on the connection it holds). */
+export async function run<R>(tx: Tx, db: Db, text: string, parameters: unknown[]): Promise<Ran<R>> {
+  if (db.runInTransaction && tx.isTransaction) {
+    const { rows, affected } = db.runInTransaction(text, parameters)
+    return { rows: rows as R[], affected }
+  }
+  const result = await tx.executeQuery<R>(CompiledQuery.raw(textFor(db.dialect, text), parameters))
   return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0n) }
 }
 

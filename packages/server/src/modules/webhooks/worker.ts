@@ -15,9 +15,9 @@ import type { Config } from '../../platform/config.ts'
 import { type Db, lockResource } from '../../platform/db/index.ts'
 import { leaseMs, listenForWork } from '../../platform/jobs.ts'
 import { sendAttempt } from './attempt.ts'
-import { claimDue, type Job } from './claim.ts'
+import { type Claimed, claimDue, type Job } from './claim.ts'
 import type { DeliveryMetrics, DeliveryOutcome } from './metrics.ts'
-import { deliveryChannel } from './outbox.ts'
+import { deliveryChannel, type HandOff, registerHandOff } from './outbox.ts'
 import { type Finished, type Recorded, recordResults } from './record.ts'
 import { signatureHeaders } from './signing.ts'
 
@@ -42,13 +42,20 @@ export { leaseMs }
 /** Bounds of the pause between two busy rounds (see #run). */
 const MIN_SPACING_MS = 1
 const MAX_SPACING_MS = 10
+/**
+ * The pause before a round that only records results. Nothing waits on it: the receiver has its
+ * delivery, and the slot is free already (see canTake and claimDue). A longer pause lets one
+ * transaction record more results; until then they stay leased, so a crash re-sends them.
+ */
+const RECORD_SPACING_MS = 5
 
 function sleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-export class DeliveryWorker {
+export class DeliveryWorker implements HandOff {
   readonly id = randomUUID()
+  readonly leaseMs: number
   readonly db: Db
   readonly #config: Config
   readonly #log: Logger
@@ -64,6 +71,14 @@ export class DeliveryWorker {
   #wakeUp: (() => void) | null = null
   #woken = false
   #stopListening: (() => Promise<void>) | null = null
+  #stopHandOffs: (() => void) | null = null
+  /** Slots held for deliveries handed over by transactions not yet ended. */
+  #reserved = 0
+  /**
+   * Whether the next round claims (besides recording): something woke the worker, or the last
+   * claim left due deliveries behind for want of slots, which a finished attempt may have freed.
+   */
+  #claimWanted = true
 
   constructor(options: WorkerOptions) {
     this.db = options.db
@@ -73,6 +88,7 @@ export class DeliveryWorker {
     this.#maxInFlight = options.maxInFlight ?? 256
     this.#pollMs = options.pollMs ?? 2000
     this.#metrics = options.metrics
+    this.leaseMs = leaseMs(this.#config.webhookTimeoutMs)
   }
 
   start(): void {
@@ -82,6 +98,7 @@ export class DeliveryWorker {
       databaseUrl: this.#config.databaseUrl,
       log: this.#log,
     })
+    this.#stopHandOffs = registerHandOff(this.db, this)
     this.#loop = this.#run()
   }
 
@@ -89,6 +106,8 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     if (!this.#running) return
     this.#running = false
+    this.#stopHandOffs?.()
+    this.#stopHandOffs = null
     await this.#stopListening?.()
     this.#stopListening = null
     this.wake()
@@ -119,77 +138,113 @@ export class DeliveryWorker {
   }
 
   wake(): void {
+    this.#claimWanted = true
+    this.#poke()
+  }
+
+  /** Starts a round soon (to record results; to claim only if #claimWanted). */
+  #poke(): void {
     this.#woken = true
     this.#wakeUp?.()
   }
 
-  #sleep(ms: number): Promise<void> {
-    if (this.#woken || !this.#running) return Promise.resolve()
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms))
-      function done(): void {
+  canTake(webhookId: string, leases: number): boolean {
+    if (!this.#running || this.#inFlight.size + this.#reserved >= this.#maxInFlight) return false
+    // Leases of attempts that finished here but are not recorded yet hold no connection.
+    let finished = 0
+    for (const item of this.#finished) if (item.job.webhook_id === webhookId) finished += 1
+    return leases - finished < this.#config.webhookMaxInFlight
+  }
+
+  reserve(): void {
+    this.#reserved += 1
+  }
+
+  settle(jobs: Job[], committed: boolean): void {
+    this.#reserved -= jobs.length
+    // A worker stopping meanwhile releases the leases it holds, these included (see stop).
+    if (committed && this.#running) for (const job of jobs) this.#launch(job)
+  }
+
+  /** Sleeps until woken (answers true) or until `ms` ran out (false). */
+  #sleep(ms: number): Promise<boolean> {
+    if (this.#woken || !this.#running) return Promise.resolve(true)
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), Math.max(0, ms))
+      const done = (woken: boolean): void => {
         clearTimeout(timer)
-        resolve()
+        this.#wakeUp = null
+        resolve(woken)
       }
-      this.#wakeUp = done
-    }).then(() => {
-      this.#wakeUp = null
+      this.#wakeUp = () => done(true)
     })
   }
 
   async #run(): Promise<void> {
     let spacing = MIN_SPACING_MS
+    let nextDueAt: number | null = null
     while (this.#running) {
       // Coalesce wake-ups: a round starts a moment after the wake-up (1 ms, or as long as the last
       // busy round took, up to 10 ms), and every emit, finished attempt or NOTIFY arriving meanwhile
       // is served by that one round. Under load each transaction then carries several results and
       // claims instead of one; a slower database (PostgreSQL commits) gets proportionally fewer.
-      await sleepMs(spacing)
+      await sleepMs(this.#claimWanted ? spacing : Math.max(spacing, RECORD_SPACING_MS))
       if (!this.#running) break
       this.#woken = false
-      let waitMs = this.#pollMs
       try {
-        const capacity = Math.min(this.#maxInFlight - this.#inFlight.size, this.#batchSize)
+        const claiming = this.#claimWanted
+        this.#claimWanted = false
+        const free = this.#maxInFlight - this.#inFlight.size - this.#reserved
+        const capacity = claiming ? Math.max(0, Math.min(free, this.#batchSize)) : 0
+        // No free slot here: claim once one frees up.
+        if (claiming && capacity === 0) this.#claimWanted = true
         const started = performance.now()
         const recording = this.#finished.length
-        const { jobs, more, nextDueAt } = await this.#round(Math.max(0, capacity))
-        for (const job of jobs) this.#launch(job)
+        const claimed = await this.#round(capacity)
+        for (const job of claimed.jobs) this.#launch(job)
+        if (capacity > 0) nextDueAt = claimed.nextDueAt
+        if (claimed.saturated || claimed.more) this.#claimWanted = true
         const took = performance.now() - started
-        const busy = recording > 0 || jobs.length > 0
+        const busy = recording > 0 || claimed.jobs.length > 0
         spacing = busy ? Math.min(MAX_SPACING_MS, Math.max(MIN_SPACING_MS, took)) : MIN_SPACING_MS
         // Cut short by the batch size: more is due right now.
-        if (more && jobs.length > 0) continue
-        if (nextDueAt !== null) waitMs = Math.min(waitMs, Math.max(0, nextDueAt - Date.now()))
+        if (claimed.more && claimed.jobs.length > 0) continue
       } catch (err) {
+        this.#claimWanted = true
         if (!this.#running) break
         this.#log.error({ err }, 'delivery round failed')
-        waitMs = 1000
+        nextDueAt = Date.now() + 1000
       }
-      await this.#sleep(waitMs)
+      const waitMs = nextDueAt === null ? this.#pollMs : Math.min(this.#pollMs, nextDueAt - Date.now())
+      // The timer ran out (a retry or a lease due, or the slow poll): the next round claims.
+      if (!(await this.#sleep(waitMs))) this.#claimWanted = true
     }
   }
 
   /** Records the finished attempts and claims up to `limit` deliveries, in one transaction. */
-  async #round(limit: number): Promise<{ jobs: Job[]; more: boolean; nextDueAt: number | null }> {
-    if (limit === 0 && this.#finished.length === 0) return { jobs: [], more: false, nextDueAt: null }
+  async #round(limit: number): Promise<Claimed> {
+    const none: Claimed = { jobs: [], more: false, saturated: false, nextDueAt: null }
+    if (limit === 0 && this.#finished.length === 0) return none
     const batch = this.#finished
     this.#finished = []
     const { db } = this
-    const options = { dialect: db.dialect, workerId: this.id, config: this.#config }
+    const options = { db, workerId: this.id, config: this.#config }
     let recorded: Recorded[] = []
     try {
       const claimed = await db.kysely.transaction().execute(async (tx) => {
         if (batch.length > 0) recorded = await recordResults(tx, batch, options)
-        if (limit === 0) return { jobs: [], more: false, nextDueAt: null }
+        // A failed attempt may have been rescheduled: the next round claims and learns when.
+        if (batch.some((item) => !item.result.ok)) this.#claimWanted = true
+        if (limit === 0) return none
         // One claimer at a time per database, so in-flight counts per webhook cannot race. Taken
         // after recording: the results' writes need no lock and should not lengthen its hold.
         await lockResource(db, tx, 'tessera.webhook-claim')
         return claimDue(tx, {
-          dialect: db.dialect,
+          db,
           workerId: this.id,
           limit,
           maxPerHook: this.#config.webhookMaxInFlight,
-          leaseMs: leaseMs(this.#config.webhookTimeoutMs),
+          leaseMs: this.leaseMs,
         })
       })
       this.#report(batch, recorded)
@@ -203,7 +258,7 @@ export class DeliveryWorker {
   }
 
   async #recordOneByOne(batch: Finished[]): Promise<void> {
-    const options = { dialect: this.db.dialect, workerId: this.id, config: this.#config }
+    const options = { db: this.db, workerId: this.id, config: this.#config }
     for (const item of batch) {
       try {
         const recorded = await this.db.kysely
@@ -245,7 +300,7 @@ export class DeliveryWorker {
       .catch((err) => this.#log.error({ err, delivery: job.id }, 'delivery failed unexpectedly'))
       .finally(() => {
         this.#inFlight.delete(job.id)
-        this.wake()
+        this.#poke()
       })
     this.#inFlight.set(job.id, work)
   }

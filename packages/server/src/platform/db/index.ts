@@ -18,6 +18,7 @@ import {
   type Transaction,
 } from 'kysely'
 import pg from 'pg'
+import { startCheckpointer } from './checkpointer.ts'
 import { migrations } from './migrations.ts'
 import { type DirectRead, registerDirectRead } from './precompiled.ts'
 import type { Database } from './schema.ts'
@@ -31,9 +32,27 @@ export type Executor = Kysely<Database> | Tx
 export interface Db {
   kysely: Kysely<Database>
   dialect: Dialect
+  /**
+   * SQLite only: calls `callback` once the write transaction open on the connection ends, with
+   * whether it committed. Only a caller running inside that transaction may use it (SQLite has one
+   * connection, and transactions on it run one after another, so that transaction is the caller's).
+   */
+  whenTransactionEnds?: (callback: (committed: boolean) => void) => void
+  /**
+   * SQLite only: runs one statement synchronously on the connection, without Kysely's connection
+   * hand-over (several promises per query). Only for a caller running inside the open transaction
+   * (see whenTransactionEnds), which holds the connection; the hot paths of the delivery engine.
+   */
+  runInTransaction?: (sql: string, parameters: readonly unknown[]) => DirectResult
   /** Where the data lives, for logs and `/readyz` (never contains a password). */
   description: string
   close(): Promise<void>
+}
+
+export interface DirectResult {
+  rows: Record<string, unknown>[]
+  /** Rows changed, for statements that return none. */
+  affected: number
 }
 
 export interface DbOptions {
@@ -45,22 +64,70 @@ export interface DbOptions {
   pgPoolSize?: number
 }
 
+/** Callbacks waiting for the end of the open SQLite transaction (Db.whenTransactionEnds). */
+class TransactionEndCallbacks {
+  #waiting: Array<(committed: boolean) => void> = []
+
+  constructor(readonly database: SqliteDatabase.Database) {}
+
+  add(callback: (committed: boolean) => void): void {
+    if (!this.database.inTransaction) throw new Error('whenTransactionEnds needs an open transaction')
+    this.#waiting.push(callback)
+  }
+
+  run(committed: boolean): void {
+    const waiting = this.#waiting
+    if (waiting.length === 0) return
+    this.#waiting = []
+    for (const callback of waiting) callback(committed)
+  }
+}
+
 // SQLite: every write transaction starts IMMEDIATE so that a second process (the CLI beside a
 // running server) waits on busy_timeout instead of failing with SQLITE_BUSY at upgrade time.
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    readonly ends: TransactionEndCallbacks,
+  ) {
+    super(config)
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+
+  // The callbacks run before the connection is handed to the next transaction.
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.commitTransaction(connection)
+    } catch (error) {
+      if (!this.ends.database.inTransaction) this.ends.run(false)
+      throw error
+    }
+    this.ends.run(true)
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection)
+    } finally {
+      this.ends.run(false)
+    }
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0]
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+    readonly ends: TransactionEndCallbacks,
+  ) {
     super(config)
     this.#config = config
   }
   override createDriver() {
-    return new ImmediateSqliteDriver(this.#config)
+    return new ImmediateSqliteDriver(this.#config, this.ends)
   }
 }
 
@@ -106,6 +173,14 @@ interface PendingRead {
   reject: (error: unknown) => void
 }
 
+function rowsOf({ statement, columns }: PreparedRead, parameters: readonly unknown[]) {
+  return (statement.all(parameters) as unknown[][]).map((values) => {
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < columns.length; i++) row[columns[i] as string] = values[i]
+    return row
+  })
+}
+
 /**
  * The hot-path reads of `precompiled` on SQLite, without Kysely's connection hand-over (several
  * promises per query). On a busy server the costly part of such a read is not the query but the
@@ -135,12 +210,6 @@ function directReader(database: SqliteDatabase.Database, kysely: Kysely<Database
     }
     return read
   }
-  const rowsOf = ({ statement, columns }: PreparedRead, parameters: readonly unknown[]) =>
-    (statement.all(parameters) as unknown[][]).map((values) => {
-      const row: Record<string, unknown> = {}
-      for (let i = 0; i < columns.length; i++) row[columns[i] as string] = values[i]
-      return row
-    })
   // better-sqlite3's transaction(): BEGIN (deferred: a read lock at the first read), COMMIT.
   const runTogether = database.transaction((reads: PendingRead[]) => {
     for (const read of reads) {
@@ -180,6 +249,30 @@ function directReader(database: SqliteDatabase.Database, kysely: Kysely<Database
   }
 }
 
+/** Db.runInTransaction: statements prepared once per text (a fixed set), rows built from arrays. */
+function transactionRunner(database: SqliteDatabase.Database) {
+  // A statement that returns rows is kept as a PreparedRead, any other as itself.
+  const prepared = new Map<string, { read: PreparedRead } | { write: SqliteDatabase.Statement }>()
+  return (sqlText: string, parameters: readonly unknown[]): DirectResult => {
+    if (!database.inTransaction) throw new Error('runInTransaction needs an open transaction')
+    let entry = prepared.get(sqlText)
+    if (entry === undefined) {
+      const statement = database.prepare(sqlText)
+      entry = statement.reader
+        ? {
+            read: {
+              statement: statement.raw(true),
+              columns: statement.columns().map((column) => column.name),
+            },
+          }
+        : { write: statement }
+      prepared.set(sqlText, entry)
+    }
+    if ('read' in entry) return { rows: rowsOf(entry.read, parameters), affected: 0 }
+    return { rows: [], affected: entry.write.run(parameters).changes }
+  }
+}
+
 // pg returns int8 as strings; every bigint here is a millisecond timestamp or a byte count, which
 // fit in a double.
 const pgTypes = {
@@ -198,10 +291,24 @@ export async function openDatabase(options: DbOptions): Promise<Db> {
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
+  const checkpointer = startCheckpointer(database, file)
   const statements = withStatementCache(database)
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) })
+  const ends = new TransactionEndCallbacks(database)
+  const kysely = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: statements }, ends),
+  })
   registerDirectRead(kysely, directReader(database, kysely))
-  return { kysely, dialect: 'sqlite', description: `sqlite:${file}`, close: () => kysely.destroy() }
+  return {
+    kysely,
+    dialect: 'sqlite',
+    whenTransactionEnds: (callback) => ends.add(callback),
+    runInTransaction: transactionRunner(database),
+    description: `sqlite:${file}`,
+    async close() {
+      await checkpointer.stop()
+      await kysely.destroy()
+    },
+  }
 }
 
 async function openPostgres(url: string, options: DbOptions): Promise<Db> {
