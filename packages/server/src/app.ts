@@ -13,20 +13,15 @@ import { ConversionWorker, conversionRoutes } from './modules/conversion/index.t
 import { fileRoutes } from './modules/files/index.ts'
 import { sceneRoutes } from './modules/scene/index.ts'
 import { authenticateRoutes, sessionRoutes } from './modules/sessions/index.ts'
-import {
-  createDeliveryMetrics,
-  DeliveryWorker,
-  openApiWebhooks,
-  webhookRoutes,
-} from './modules/webhooks/index.ts'
+import { DeliveryWorker, openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts'
+import { operationsRoutes } from './operations.ts'
 import { openBlobStore } from './platform/blobs/index.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
-import { type Db, migrate, openDatabase, ping } from './platform/db/index.ts'
+import { type Db, migrate, openDatabase } from './platform/db/index.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
 import { loggerOptions, requestId, requestLogger } from './platform/logger.ts'
-import { createMetricsRegistry, metricsRoute } from './platform/metrics.ts'
 import { TokenService } from './platform/tokens.ts'
 
 declare module 'fastify' {
@@ -142,25 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
 
-  app.get(
-    '/healthz',
-    {
-      config: { auth: 'none' },
-      schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Ok } },
-    },
-    async () => ({ success: true as const }),
-  )
-  app.get(
-    '/readyz',
-    {
-      config: { auth: 'none' },
-      schema: { tags: ['operations'], summary: 'Storage reachable', response: { 200: Ok } },
-    },
-    async () => {
-      await ping(ctx.db)
-      return { success: true as const }
-    },
-  )
+  const deliveryMetrics = operationsRoutes(app, ctx)
   app.get(
     '/.well-known/jwks.json',
     {
@@ -173,10 +150,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     async () => ctx.keys.jwks,
   )
-  // Per app, never prom-client's global registry: several apps may share a process.
-  const metrics = createMetricsRegistry()
-  const deliveryMetrics = createDeliveryMetrics(metrics, ctx.db)
-  metricsRoute(app, metrics)
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
   // The API proper: every route below authenticates as its config says (default: both tokens).
@@ -207,5 +180,4 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   return app
 }
 
-const Ok = Type.Object({ success: Type.Literal(true) })
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })

@@ -1,5 +1,6 @@
 // The API/worker split of the `tessera` binary: `serve --no-workers` serves the API and delivers
-// nothing, `tessera worker` delivers without serving HTTP, and SIGTERM lets a worker finish what it
+// nothing, `tessera worker` delivers without serving the API (with --metrics-port it serves its own
+// /metrics, /healthz and /readyz), and SIGTERM lets a worker finish what it
 // has in flight (or hand the leases back) and exit 0 — on every dialect.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -73,8 +74,11 @@ for (const factory of processTargets()) {
       assert.equal(leased.length, 0)
 
       // A second worker takes the rest at once (no lease to wait for), and nothing is sent twice.
-      const second = await startWorker(env)
+      // It serves its own /metrics: in a split deployment the delivery counters live in workers.
+      const succeededBefore = counts.succeeded ?? 0
+      const second = await startWorker(env, ['--metrics-port', '0'])
       workers.push(second)
+      assert.ok(second.metricsUrl, second.output())
       await until(
         'all delivered',
         async () => (await statusCounts(db, hook.webhookId)).succeeded === 20,
@@ -82,6 +86,16 @@ for (const factory of processTargets()) {
       )
       assert.equal(sink.unique.size, 20)
       assert.equal(sink.duplicates, 0)
+      const scraped = await fetch(second.metricsUrl)
+      assert.equal(scraped.status, 200)
+      const text = await scraped.text()
+      assert.match(
+        text,
+        new RegExp(`tessera_webhook_deliveries_total{outcome="succeeded"} ${20 - succeededBefore}\\b`),
+      )
+      assert.match(text, /tessera_webhook_due_backlog \d/)
+      assert.equal((await fetch(new URL('/readyz', second.metricsUrl))).status, 200)
+      assert.equal((await fetch(new URL('/files', second.metricsUrl))).status, 404)
       second.child.kill('SIGTERM')
       assert.equal(await second.exited, 0, second.output())
     })

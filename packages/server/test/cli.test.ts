@@ -142,6 +142,9 @@ for (const target of targets) {
       const bad = await runCli(['serve'], { ...env, TESSERA_SESSION_TTL: 'soon' })
       assert.equal(bad.code, 2)
       assert.match(bad.stderr, /TESSERA_SESSION_TTL: "soon" is not a duration/)
+      const badPort = await runCli(['worker', '--metrics-port', 'ninety'], env)
+      assert.equal(badPort.code, 2)
+      assert.match(badPort.stderr, /--metrics-port must be a port number/)
     })
 
     test('SIGTERM finishes in-flight requests, then exits 0', async () => {

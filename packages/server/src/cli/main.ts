@@ -12,6 +12,7 @@ import {
 import { ConversionWorker } from '../modules/conversion/index.ts'
 import { licenseUsage } from '../modules/sessions/index.ts'
 import { DeliveryWorker } from '../modules/webhooks/index.ts'
+import { startOperationsServer } from '../operations.ts'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { migrate, openDatabase } from '../platform/db/index.ts'
@@ -24,8 +25,9 @@ Commands:
   serve [--no-workers]          run the API server (migrates the database first); with
                                 --no-workers it serves the API only: no webhook delivery,
                                 no conversions
-  worker                        run the webhook delivery and conversion workers only (no HTTP
-                                listener)
+  worker [--metrics-port P]     run the webhook delivery and conversion workers only (no API);
+                                with --metrics-port it serves /metrics, /healthz and /readyz
+                                on HOST:P
   migrate                       bring the database schema up to date
   accounts create --email E --username U --password P [--admin]
   accounts list
@@ -87,10 +89,18 @@ async function serve(config: Config, args: string[]): Promise<void> {
   )
 }
 
-/** Workers only: delivers webhooks and runs conversions until SIGTERM/SIGINT, then exits 0. */
-async function worker(config: Config): Promise<void> {
+/**
+ * Workers only: delivers webhooks and runs conversions until SIGTERM/SIGINT, then exits 0. With
+ * `--metrics-port P` it also serves /metrics, /healthz and /readyz on HOST:P (no API).
+ */
+async function worker(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'metrics-port': { type: 'string' } } })
+  const metricsPort = values['metrics-port'] === undefined ? null : Number(values['metrics-port'])
+  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535))
+    throw new UsageError('--metrics-port must be a port number (0-65535)')
   const ctx = await createContext(config)
-  const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log })
+  const ops = metricsPort === null ? null : await startOperationsServer(ctx, metricsPort)
+  const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log, metrics: ops?.deliveryMetrics })
   const conversions = new ConversionWorker({ ctx })
   let closing = false
   const shutdown = (signal: string) => {
@@ -101,6 +111,7 @@ async function worker(config: Config): Promise<void> {
     // anything claimed but not sent are handed back. Conversions: running ones are killed and their
     // jobs re-queued at once. Either way nothing waits for a lease to expire.
     Promise.all([deliveries.stop(), conversions.stop()])
+      .then(() => ops?.close())
       .then(() => ctx.db.close())
       .then(
         () => process.exit(0),
@@ -114,7 +125,14 @@ async function worker(config: Config): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'))
   deliveries.start()
   conversions.start()
-  ctx.log.info({ worker: deliveries.id, storage: ctx.db.description }, 'Tessera worker is running')
+  ctx.log.info(
+    {
+      worker: deliveries.id,
+      storage: ctx.db.description,
+      ...(ops ? { metrics: `${ops.address}/metrics` } : {}),
+    },
+    'Tessera worker is running',
+  )
 }
 
 async function accounts(config: Config, args: string[]): Promise<void> {
@@ -200,7 +218,7 @@ export async function main(argv: string[]): Promise<number> {
       await serve(config, args)
       return -1 // keeps running
     case 'worker':
-      await worker(config)
+      await worker(config, args)
       return -1 // keeps running
     case 'migrate': {
       const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })

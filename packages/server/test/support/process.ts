@@ -57,11 +57,13 @@ export interface WorkerProcess {
   child: ChildProcess
   output: () => string
   exited: Promise<number | null>
+  /** With `--metrics-port`: the URL of its /metrics. */
+  metricsUrl?: string
 }
 
 /** Starts `tessera worker` and waits until its delivery loop runs. */
-export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker'], {
+export async function startWorker(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
     env: { ...process.env, TESSERA_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -75,7 +77,10 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    if (output.includes('Tessera worker is running')) return { child, output: () => output, exited }
+    if (output.includes('Tessera worker is running')) {
+      const metricsUrl = /"metrics":"(http:\/\/[^"]+)"/.exec(output)?.[1]
+      return { child, output: () => output, exited, metricsUrl }
+    }
     if (child.exitCode !== null) break
     await new Promise((r) => setTimeout(r, 50))
   }
