@@ -1,8 +1,9 @@
 // Webhook delivery benchmark (`npm run bench:delivery`). In one run, against one local receiver:
 //   (a) raw: a loop of undici POSTs of a delivery-sized JSON body, `--concurrency` at a time;
 //   (b) engine: the same number of events emitted through the outbox (emitEvent, one transaction
-//       each) and delivered by the in-process DeliveryWorker to a webhook on that receiver, timed
-//       from the first emit to the last arrival;
+//       each, by `--emitters` concurrent callers: 1 by default, i.e. every emit waits for the
+//       commit before it) and delivered by the in-process DeliveryWorker to a webhook on that
+//       receiver, timed from the first emit to the last arrival;
 //   (c) latency: events emitted at a paced `--rate` (default 1,000/s) for `--seconds`; the receiver
 //       measures emit-to-arrival time of each (the emit time travels in the event data).
 // Prints both rates, their ratio (engine / raw) and the latency p50/p99.
@@ -13,7 +14,7 @@
 // raw loop uses the same concurrency so the ratio compares like with like.
 //
 //   npm run bench:delivery -- [--events 5000] [--rate 1000] [--seconds 5] [--dialect sqlite|postgres]
-//                             [--concurrency 8] [--check]
+//                             [--concurrency 8] [--emitters 1] [--check]
 //
 // --dialect postgres needs TESSERA_DATABASE_URL (or TESSERA_TEST_DATABASE_URL); a fresh schema is
 // used and dropped. --check exits non-zero when a target is missed (SQLite: ratio >= 0.5, p99 < 50 ms).
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '' },
+    emitters: { type: 'string', default: '1' },
     dialect: { type: 'string', default: 'sqlite' },
     check: { type: 'boolean', default: false },
   },
@@ -241,14 +243,25 @@ async function emit(engine: Engine, seq: number): Promise<void> {
     )
 }
 
-async function engineThroughput(engine: Engine, rx: ReceiverProcess, total: number): Promise<number> {
+async function engineThroughput(
+  engine: Engine,
+  rx: ReceiverProcess,
+  total: number,
+  emitters: number,
+): Promise<number> {
   await rx.ask({ type: 'reset' })
   const started = nowMs()
-  for (let seq = 0; seq < total; seq += 1) {
-    await emit(engine, seq)
-    // Give the worker (same process, as in `tessera serve`) its turns while events keep coming.
-    await yieldToLoop()
+  let next = 0
+  // Each emitter is one caller (an API request) committing its events one transaction at a time.
+  const emitter = async () => {
+    while (next < total) {
+      const seq = next++
+      await emit(engine, seq)
+      // Give the worker (same process, as in `tessera serve`) its turns while events keep coming.
+      await yieldToLoop()
+    }
   }
+  await Promise.all(Array.from({ length: emitters }, emitter))
   await rx.waitFor(total)
   return (total / (nowMs() - started)) * 1000
 }
@@ -275,6 +288,7 @@ async function main(): Promise<void> {
   const rate = Number(args.rate)
   const seconds = Number(args.seconds)
   const concurrency = Number(args.concurrency || process.env.TESSERA_WEBHOOK_MAX_IN_FLIGHT || 8)
+  const emitters = Number(args.emitters)
   const rx = await ReceiverProcess.start()
   let engine: Engine | undefined
   try {
@@ -282,12 +296,15 @@ async function main(): Promise<void> {
     await rawLoop(rx.url, Math.min(1000, events), concurrency)
     const raw = await rawLoop(rx.url, events, concurrency)
     engine = await startEngine(args.dialect, rx.url, concurrency)
-    await engineThroughput(engine, rx, Math.min(1000, events))
-    const delivered = await engineThroughput(engine, rx, events)
+    await engineThroughput(engine, rx, Math.min(1000, events), emitters)
+    const delivered = await engineThroughput(engine, rx, events, emitters)
     const latency = await pacedLatency(engine, rx, rate, seconds)
     const ratio = delivered / raw
     const f = (n: number) => n.toFixed(1)
-    console.log(`webhook delivery benchmark (${args.dialect}, ${events} events, concurrency ${concurrency})`)
+    console.log(
+      `webhook delivery benchmark (${args.dialect}, ${events} events, concurrency ${concurrency}, ` +
+        `${emitters} emitter${emitters === 1 ? '' : 's'})`,
+    )
     console.log(`  (a) raw undici POST loop        ${f(raw)} req/s`)
     console.log(`  (b) outbox + delivery engine    ${f(delivered)} events/s (emit to last arrival)`)
     console.log(`  ratio (b / a)                   ${ratio.toFixed(3)}  (target >= ${TARGET_RATIO})`)

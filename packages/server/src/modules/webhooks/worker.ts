@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Config } from '../../platform/config.ts'
-import { type Db, lockResource } from '../../platform/db/index.ts'
+import { commitWithoutFlushWait, type Db, lockResource } from '../../platform/db/index.ts'
 import { leaseMs, listenForWork } from '../../platform/jobs.ts'
 import { sendAttempt } from './attempt.ts'
 import { type Claimed, claimDue, type Job } from './claim.ts'
@@ -232,6 +232,8 @@ export class DeliveryWorker implements HandOff {
     let recorded: Recorded[] = []
     try {
       const claimed = await db.kysely.transaction().execute(async (tx) => {
+        // Lost in a database crash, a round's writes only make an attempt go out again.
+        await commitWithoutFlushWait(db, tx)
         if (batch.length > 0) recorded = await recordResults(tx, batch, options)
         // A failed attempt may have been rescheduled: the next round claims and learns when.
         if (batch.some((item) => !item.result.ok)) this.#claimWanted = true

@@ -373,6 +373,18 @@ export async function lockResource(db: Db, tx: Tx, name: string): Promise<void> 
   }
 }
 
+/**
+ * PostgreSQL: this transaction's commit returns without waiting for its WAL to reach disk
+ * (`synchronous_commit = off` for it alone). Only for writes whose loss in a database-server crash
+ * merely repeats work that is safe to repeat — a delivery attempt recorded or claimed is at worst
+ * sent again, which at-least-once delivery allows — never for anything a caller was told is saved.
+ * A crash of our own process loses nothing: the commit is in the server. SQLite commits this way
+ * already (WAL, synchronous = NORMAL).
+ */
+export async function commitWithoutFlushWait(db: Db, tx: Tx): Promise<void> {
+  if (db.dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(tx)
+}
+
 export async function ping(db: Db): Promise<void> {
   await sql`select 1`.execute(db.kysely)
 }
