@@ -28,42 +28,13 @@ export interface Server {
   exited: Promise<number | null>
 }
 
-/** Starts `tessera serve` on a free port and waits until it listens. */
-export async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', TESSERA_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (d: Buffer) => {
-    output += d.toString()
-  })
-  child.stderr?.on('data', (d: Buffer) => {
-    output += d.toString()
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
-    if (match?.[1]) return { child, baseUrl: match[1], output: () => output, exited }
-    if (child.exitCode !== null) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  child.kill('SIGKILL')
-  throw new Error(`server did not start:\n${output}`)
-}
-
-export interface WorkerProcess {
-  child: ChildProcess
-  output: () => string
-  exited: Promise<number | null>
-  /** With `--metrics-port`: the URL of its /metrics. */
-  metricsUrl?: string
-}
-
-/** Starts `tessera worker` and waits until its delivery loop runs. */
-export async function startWorker(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+/** Spawns `tessera <args>` and waits until `ready` finds what it needs in the output. */
+async function spawnUntil<T>(
+  args: string[],
+  env: Record<string, string>,
+  ready: (output: string) => T | undefined,
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null>; found: T }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, TESSERA_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -77,13 +48,39 @@ export async function startWorker(env: Record<string, string>, args: string[] = 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    if (output.includes('Tessera worker is running')) {
-      const metricsUrl = /"metrics":"(http:\/\/[^"]+)"/.exec(output)?.[1]
-      return { child, output: () => output, exited, metricsUrl }
-    }
+    const found = ready(output)
+    if (found !== undefined) return { child, output: () => output, exited, found }
     if (child.exitCode !== null) break
     await new Promise((r) => setTimeout(r, 50))
   }
   child.kill('SIGKILL')
-  throw new Error(`worker did not start:\n${output}`)
+  throw new Error(`tessera ${args.join(' ')} did not start:\n${output}`)
+}
+
+/** Starts `tessera serve` on a free port and waits until it listens. */
+export async function startServer(env: Record<string, string>, args: string[] = []): Promise<Server> {
+  const { found, ...server } = await spawnUntil(
+    ['serve', ...args],
+    { PORT: '0', ...env },
+    (output) => /"address":"(http:\/\/[^"]+)"/.exec(output)?.[1],
+  )
+  return { ...server, baseUrl: found }
+}
+
+export interface WorkerProcess {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+  /** With `--metrics-port`: the URL of its /metrics. */
+  metricsUrl?: string
+}
+
+/** Starts `tessera worker` and waits until its delivery loop runs. */
+export async function startWorker(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
+  const { found, ...worker } = await spawnUntil(['worker', ...args], env, (output) =>
+    output.includes('Tessera worker is running')
+      ? { metricsUrl: /"metrics":"(http:\/\/[^"]+)"/.exec(output)?.[1] }
+      : undefined,
+  )
+  return { ...worker, ...found }
 }
