@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
-import { AppError } from '../../platform/errors.ts'
+import { bodyOptional, idOfDelete } from '../../platform/http.ts'
 import { AnnotationRecord } from '../webhooks/index.ts'
 import {
   AnnotationAnswer,
@@ -12,24 +12,6 @@ import {
   UpdateAnnotationBody,
 } from './schemas.ts'
 import { createAnnotation, deleteAnnotation, listAnnotations, updateAnnotation } from './service.ts'
-
-// A DELETE may come without a body (id in the query); validation then sees an empty object.
-async function bodyOptional(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {}
-}
-
-/** The id of a DELETE, from the JSON body or the query (both: they must agree). */
-function idOfDelete(body: { _id?: string } | undefined | null, query: { _id?: string }): string {
-  const fromBody = body?._id
-  const fromQuery = query._id
-  if (fromBody && fromQuery && fromBody !== fromQuery) {
-    throw new AppError('VALIDATION_FAILED', '_id in the body and in the query differ.')
-  }
-  const id = fromBody ?? fromQuery
-  if (!id)
-    throw new AppError('VALIDATION_FAILED', 'Give the _id to delete, as JSON body {"_id"} or as ?_id=.')
-  return id
-}
 
 const PERMISSIONS_NOTE =
   'Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner ' +

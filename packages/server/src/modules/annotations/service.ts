@@ -19,18 +19,23 @@
 // change for annotation_updated — so no webhook learns what its owner may not see.
 import { listAllows, normalizeAccessList } from '../../platform/acl.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
+import { type Executor, lockResource } from '../../platform/db/index.ts'
 import type { AnnotationsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { type FileAccess, fileReaders, requireFileAccess } from '../files/index.ts'
+import {
+  emitItemEvent,
+  type FileItemKind,
+  type ItemViewer,
+  itemViewer,
+  loadItemForChange,
+  requireFileAccess,
+} from '../files/index.ts'
 import {
   ANNOTATION_PERMISSION_KEYS,
   type AnnotationPermissionKey,
   type AnnotationPermissionsShape,
   type AnnotationRecordShape,
-  type EventName,
-  emitEvent,
 } from '../webhooks/index.ts'
 import * as repo from './repository.ts'
 
@@ -104,15 +109,8 @@ function inUpdate(record: AnnotationRecordShape) {
   return { ...record, permissions: [record.permissions] }
 }
 
-interface Who {
-  accountId: string
-  email: string
-  /** The file's owner. */
-  isOwner: boolean
-}
-
 /** What `who` may do with the annotation by its lists (the file role is checked separately). */
-function rightsOf(record: AnnotationRecordShape, authorId: string, who: Who) {
+function rightsOf(record: AnnotationRecordShape, authorId: string, who: ItemViewer) {
   const privileged = who.isOwner || who.accountId === authorId
   const allows = (list: readonly string[]) => privileged || listAllows(list, who.email)
   const aspect = (key: AnnotationPermissionKey) => allows(record.permissions[key])
@@ -138,47 +136,12 @@ function redact(record: AnnotationRecordShape, rights: Rights): AnnotationRecord
   }
 }
 
-function callerAs(caller: Caller, access: FileAccess): Who {
-  return { accountId: caller.accountId, email: caller.email, isOwner: access.role === 'owner' }
-}
-
-const notFound = (id: string) => new AppError('NOT_FOUND', `No annotation ${id}.`)
-
-/** Accounts whose webhooks may hear about these versions of the annotation (the owner is added by the outbox). */
-async function recipients(
-  tx: Tx,
-  fileId: string,
-  authorId: string,
-  versions: AnnotationRecordShape[],
-): Promise<string[]> {
-  const readers = await fileReaders(tx, fileId)
-  return readers
-    .filter((reader) =>
-      versions.every(
-        (record) =>
-          rightsOf(record, authorId, { accountId: reader.account_id, email: reader.email, isOwner: false })
-            .readsAll,
-      ),
-    )
-    .map((reader) => reader.account_id)
-}
-
-async function emit(
-  ctx: AppContext,
-  tx: Tx,
-  event: EventName,
-  access: FileAccess,
-  row: repo.AnnotationRow,
-  versions: AnnotationRecordShape[],
-  data: unknown,
-): Promise<void> {
-  await emitEvent(ctx, tx, {
-    event,
-    fileId: row.file_id,
-    fileOwnerId: access.file.owner_id,
-    readerAccountIds: await recipients(tx, row.file_id, row.author_id, versions),
-    data,
-  })
+const annotations: FileItemKind<repo.AnnotationRow, AnnotationRecordShape> = {
+  noun: 'annotation',
+  find: repo.findAnnotation,
+  toItem: toRecord,
+  visible: (record, authorId, who) => rightsOf(record, authorId, who).read,
+  hears: (record, authorId, who) => rightsOf(record, authorId, who).readsAll,
 }
 
 export async function createAnnotation(
@@ -215,29 +178,21 @@ export async function createAnnotation(
     const row = await repo.findAnnotation(tx, id)
     if (!row) throw new Error('annotation vanished after insert')
     const record = toRecord(row)
-    await emit(ctx, tx, 'annotation_created', access, row, [record], record)
+    await emitItemEvent(ctx, tx, annotations, {
+      event: 'annotation_created',
+      access,
+      row,
+      versions: [record],
+      data: record,
+    })
     return record
   })
 }
 
-/** The annotation and the caller's file access, or 404 when either is out of the caller's sight. */
+/** The annotation to change, with the caller's rights on it (see loadItemForChange). */
 async function loadVisible(tx: Executor, caller: Caller, id: string) {
-  const row = await repo.findAnnotation(tx, id)
-  if (!row) throw notFound(id)
-  let access: FileAccess
-  try {
-    access = await requireFileAccess(tx, caller.accountId, row.file_id, 'read')
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') throw notFound(id)
-    throw error
-  }
-  const record = toRecord(row)
-  const rights = rightsOf(record, row.author_id, callerAs(caller, access))
-  if (!rights.read) throw notFound(id)
-  if (access.role === 'viewer') {
-    throw new AppError('FORBIDDEN', 'Your role on this file (viewer) does not allow changing annotations.')
-  }
-  return { row, access, record, rights }
+  const { row, access, item: record } = await loadItemForChange(tx, annotations, caller, id)
+  return { row, access, record, rights: rightsOf(record, row.author_id, itemViewer(caller, access)) }
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
@@ -325,11 +280,17 @@ export async function updateAnnotation(
     const updatedRow = await repo.findAnnotation(tx, id)
     if (!updatedRow) throw new Error('annotation vanished after update')
     const updated = toRecord(updatedRow)
-    await emit(ctx, tx, 'annotation_updated', access, row, [record, updated], {
-      old: inUpdate(record),
-      new: inUpdate(updated),
+    await emitItemEvent(ctx, tx, annotations, {
+      event: 'annotation_updated',
+      access,
+      row,
+      versions: [record, updated],
+      data: {
+        old: inUpdate(record),
+        new: inUpdate(updated),
+      },
     })
-    return redact(updated, rightsOf(updated, row.author_id, callerAs(caller, access)))
+    return redact(updated, rightsOf(updated, row.author_id, itemViewer(caller, access)))
   })
 }
 
@@ -347,7 +308,13 @@ export async function deleteAnnotation(
       throw new AppError('FORBIDDEN', "The annotation's delete permissions do not include you.")
     }
     await repo.deleteAnnotation(tx, id)
-    await emit(ctx, tx, 'annotation_removed', access, row, [record], record)
+    await emitItemEvent(ctx, tx, annotations, {
+      event: 'annotation_removed',
+      access,
+      row,
+      versions: [record],
+      data: record,
+    })
     return redact(record, rights)
   })
 }
@@ -359,7 +326,7 @@ export async function listAnnotations(
 ): Promise<AnnotationRecordShape[]> {
   const db = ctx.db.kysely
   const access = await requireFileAccess(db, caller.accountId, fileId, 'read')
-  const who = callerAs(caller, access)
+  const who = itemViewer(caller, access)
   const out: AnnotationRecordShape[] = []
   for (const row of await repo.listAnnotations(db, fileId)) {
     const record = toRecord(row)

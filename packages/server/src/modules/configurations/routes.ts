@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
-import { AppError } from '../../platform/errors.ts'
+import { bodyOptional, idOfDelete } from '../../platform/http.ts'
 import { ConfigurationRecord } from '../webhooks/index.ts'
 import {
   ConfigurationAnswer,
@@ -11,24 +11,6 @@ import {
   SaveConfigurationBody,
 } from './schemas.ts'
 import { deleteConfiguration, listConfigurations, saveConfiguration } from './service.ts'
-
-// A DELETE may come without a body (id in the query); validation then sees an empty object.
-async function bodyOptional(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {}
-}
-
-/** The id of a DELETE, from the JSON body or the query (both: they must agree). */
-function idOfDelete(body: { _id?: string } | undefined | null, query: { _id?: string }): string {
-  const fromBody = body?._id
-  const fromQuery = query._id
-  if (fromBody && fromQuery && fromBody !== fromQuery) {
-    throw new AppError('VALIDATION_FAILED', '_id in the body and in the query differ.')
-  }
-  const id = fromBody ?? fromQuery
-  if (!id)
-    throw new AppError('VALIDATION_FAILED', 'Give the _id to delete, as JSON body {"_id"} or as ?_id=.')
-  return id
-}
 
 const PERMISSIONS_NOTE =
   'Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions ' +

@@ -13,17 +13,22 @@
 import type { Static } from 'typebox'
 import { listAllows, normalizeAccessList } from '../../platform/acl.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
+import { type Executor, lockResource } from '../../platform/db/index.ts'
 import type { ConfigurationsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { type FileAccess, fileReaders, requireFileAccess } from '../files/index.ts'
+import {
+  emitItemEvent,
+  type FileItemKind,
+  type ItemViewer,
+  itemViewer,
+  loadItemForChange,
+  requireFileAccess,
+} from '../files/index.ts'
 import {
   type ConfigurationRecordShape,
   type ConfigurationSettings,
   defaultConfigurationSettings,
-  type EventName,
-  emitEvent,
 } from '../webhooks/index.ts'
 import * as repo from './repository.ts'
 import type { SaveConfigurationBody } from './schemas.ts'
@@ -124,44 +129,18 @@ function inEvent(record: ConfigurationRecordShape) {
   return rest
 }
 
-interface Who {
-  accountId: string
-  email: string
-  isOwner: boolean
-}
-
-function rightsOf(record: ConfigurationRecordShape, authorId: string, who: Who) {
+function rightsOf(record: ConfigurationRecordShape, authorId: string, who: ItemViewer) {
   const privileged = who.isOwner || who.accountId === authorId
   const read = privileged || listAllows(record.readPermissions, who.email)
   return { privileged, read, write: read && (privileged || listAllows(record.writePermissions, who.email)) }
 }
 
-const notFound = (id: string) => new AppError('NOT_FOUND', `No configuration ${id}.`)
-
-async function emit(
-  ctx: AppContext,
-  tx: Tx,
-  event: EventName,
-  access: FileAccess,
-  row: repo.ConfigurationRow,
-  versions: ConfigurationRecordShape[],
-  data: unknown,
-): Promise<void> {
-  const readers = await fileReaders(tx, row.file_id)
-  const allowed = readers.filter((reader) =>
-    versions.every(
-      (record) =>
-        rightsOf(record, row.author_id, { accountId: reader.account_id, email: reader.email, isOwner: false })
-          .read,
-    ),
-  )
-  await emitEvent(ctx, tx, {
-    event,
-    fileId: row.file_id,
-    fileOwnerId: access.file.owner_id,
-    readerAccountIds: allowed.map((reader) => reader.account_id),
-    data,
-  })
+const configurations: FileItemKind<repo.ConfigurationRow, ConfigurationRecordShape> = {
+  noun: 'configuration',
+  find: repo.findConfiguration,
+  toItem: toRecord,
+  visible: (record, authorId, who) => rightsOf(record, authorId, who).read,
+  hears: (record, authorId, who) => rightsOf(record, authorId, who).read,
 }
 
 export async function saveConfiguration(
@@ -202,33 +181,21 @@ export async function saveConfiguration(
     const stored = await repo.findConfiguration(tx, id)
     if (!stored) throw new Error('configuration vanished after insert')
     const record = toRecord(stored)
-    await emit(ctx, tx, 'configuration_created', access, stored, [record], inEvent(record))
+    await emitItemEvent(ctx, tx, configurations, {
+      event: 'configuration_created',
+      access,
+      row: stored,
+      versions: [record],
+      data: inEvent(record),
+    })
     return record
   })
 }
 
-/** The configuration and the caller's file access, or 404 when either is out of the caller's sight. */
+/** The configuration to change, with the caller's rights on it (see loadItemForChange). */
 async function loadWritable(tx: Executor, caller: Caller, id: string) {
-  const row = await repo.findConfiguration(tx, id)
-  if (!row) throw notFound(id)
-  let access: FileAccess
-  try {
-    access = await requireFileAccess(tx, caller.accountId, row.file_id, 'read')
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') throw notFound(id)
-    throw error
-  }
-  const record = toRecord(row)
-  const rights = rightsOf(record, row.author_id, {
-    accountId: caller.accountId,
-    email: caller.email,
-    isOwner: access.role === 'owner',
-  })
-  if (!rights.read) throw notFound(id)
-  if (access.role === 'viewer') {
-    throw new AppError('FORBIDDEN', 'Your role on this file (viewer) does not allow changing configurations.')
-  }
-  return { row, access, record, rights }
+  const { row, access, item: record } = await loadItemForChange(tx, configurations, caller, id)
+  return { row, access, record, rights: rightsOf(record, row.author_id, itemViewer(caller, access)) }
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
@@ -293,9 +260,15 @@ async function updateConfiguration(
     const stored = await repo.findConfiguration(tx, id)
     if (!stored) throw new Error('configuration vanished after update')
     const updated = toRecord(stored)
-    await emit(ctx, tx, 'configuration_updated', access, row, [record, updated], {
-      old: inEvent(record),
-      new: inEvent(updated),
+    await emitItemEvent(ctx, tx, configurations, {
+      event: 'configuration_updated',
+      access,
+      row,
+      versions: [record, updated],
+      data: {
+        old: inEvent(record),
+        new: inEvent(updated),
+      },
     })
     return updated
   })
@@ -312,7 +285,13 @@ export async function deleteConfiguration(
     if (!rights.write)
       throw new AppError('FORBIDDEN', "The configuration's writePermissions do not include you.")
     await repo.deleteConfiguration(tx, id)
-    await emit(ctx, tx, 'configuration_removed', access, row, [record], record)
+    await emitItemEvent(ctx, tx, configurations, {
+      event: 'configuration_removed',
+      access,
+      row,
+      versions: [record],
+      data: record,
+    })
     return record
   })
 }
@@ -324,7 +303,7 @@ export async function listConfigurations(
 ): Promise<ConfigurationRecordShape[]> {
   const db = ctx.db.kysely
   const access = await requireFileAccess(db, caller.accountId, fileId, 'read')
-  const who = { accountId: caller.accountId, email: caller.email, isOwner: access.role === 'owner' }
+  const who = itemViewer(caller, access)
   return (await repo.listConfigurations(db, fileId))
     .filter((row) => rightsOf(toRecord(row), row.author_id, who).read)
     .map(toRecord)
