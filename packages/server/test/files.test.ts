@@ -15,16 +15,9 @@ import { runInNewContext } from 'node:vm'
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import type { Config } from '../src/platform/config.ts'
 import { problemOf, signedIn } from './support/api.ts'
-import {
-  type FormPart,
-  postForm,
-  Receiver,
-  registerWebhook,
-  type UploadedFile,
-  until,
-  uploadFile,
-} from './support/files.ts'
+import { type FormPart, postForm, type UploadedFile, uploadFile } from './support/files.ts'
 import { type DialectUnderTest, dialects, startApp, type TestApp } from './support/harness.ts'
+import { Receiver, register, until } from './support/receiver.ts'
 import { startS3 } from './support/s3.ts'
 
 const LIMIT = 64 * 1024
@@ -459,7 +452,7 @@ function filesystemOnlyTests(state: { t: TestApp; rx: Receiver }) {
   test('file_uploaded reaches the owner’s webhook with data = the file record, for uploads and revisions', async () => {
     const { t, rx } = state
     const user = await signedIn(t.app)
-    await registerWebhook(t.app, user.authToken, 'file_uploaded', `${rx.base}/own-${user.account.id}`)
+    await register(t.app, user.authToken, 'file_uploaded', `${rx.base}/own-${user.account.id}`)
     const first = await uploadFile(t.app, user.headers, { name: 'hook.stl', parent: 'd' })
     const second = await uploadFile(t.app, user.headers, { name: 'hook.stl', parent: 'd' })
     const got = await until('two file_uploaded', () => {
@@ -490,13 +483,8 @@ function filesystemOnlyTests(state: { t: TestApp; rx: Receiver }) {
       headers: owner.headers,
       payload: { email: viewer.account.email, role: 'viewer' },
     })
-    const viewerHook = await registerWebhook(t.app, viewer.authToken, 'file_uploaded', `${rx.base}/viewer`)
-    const strangerHook = await registerWebhook(
-      t.app,
-      stranger.authToken,
-      'file_uploaded',
-      `${rx.base}/stranger`,
-    )
+    const viewerHook = await register(t.app, viewer.authToken, 'file_uploaded', `${rx.base}/viewer`)
+    const strangerHook = await register(t.app, stranger.authToken, 'file_uploaded', `${rx.base}/stranger`)
     const revision = await uploadFile(t.app, owner.headers, { name: 'fan.stl' })
     const [envelope] = await until('the viewer’s delivery', () => {
       const list = rx.envelopes('/viewer')

@@ -16,8 +16,9 @@ import {
 } from '../src/modules/webhooks/index.ts'
 import { signedIn } from './support/api.ts'
 import { type Team, team } from './support/file-rows.ts'
-import { Receiver, registerWebhook, until, uploadFile } from './support/files.ts'
+import { uploadFile } from './support/files.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
+import { Receiver, register, until } from './support/receiver.ts'
 import { startS3 } from './support/s3.ts'
 
 const EVENTS = [
@@ -49,9 +50,9 @@ for (const dialect of dialects()) {
       t = await startApp(dialect, { licenses: 1000, webhookRetryScheduleMs: [0, 200, 200] })
       m = await team(t.app)
       for (const event of EVENTS) {
-        await registerWebhook(t.app, m.owner.authToken, event, `${rx.base}/owner/${event}`)
-        await registerWebhook(t.app, m.viewer.authToken, event, `${rx.base}/viewer/${event}`)
-        await registerWebhook(t.app, m.stranger.authToken, event, `${rx.base}/stranger/${event}`)
+        await register(t.app, m.owner.authToken, event, `${rx.base}/owner/${event}`)
+        await register(t.app, m.viewer.authToken, event, `${rx.base}/viewer/${event}`)
+        await register(t.app, m.stranger.authToken, event, `${rx.base}/stranger/${event}`)
       }
     })
     after(async () => {
@@ -215,7 +216,7 @@ for (const dialect of dialects()) {
       const owner = await signedIn(t.app, 's3owner')
       const events = ['file_uploaded', ...EVENTS] as const
       for (const event of events) {
-        await registerWebhook(t.app, owner.authToken, event, `${rx.base}/s3/${event}`)
+        await register(t.app, owner.authToken, event, `${rx.base}/s3/${event}`)
       }
       const file = await uploadFile(t.app, owner.headers, {
         name: 'part.stl',

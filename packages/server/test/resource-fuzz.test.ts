@@ -10,8 +10,9 @@ import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import { openSession, signedIn } from './support/api.ts'
-import { type FormPart, multipart, Receiver, registerWebhook, until, uploadFile } from './support/files.ts'
+import { type FormPart, multipart, uploadFile } from './support/files.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
+import { Receiver, register, until } from './support/receiver.ts'
 
 const SEED = Number(process.env.TESSERA_FUZZ_SEED ?? 4_2024)
 const RUNS_PER_ROUTE = Number(process.env.TESSERA_FUZZ_RUNS ?? 20)
@@ -221,7 +222,7 @@ for (const dialect of dialects()) {
     async function makeFixtures(otherEmail: string): Promise<Fixtures> {
       made += 1
       const receiverUrl = `${rx.base}/fuzz-${made}`
-      const webhookId = await registerWebhook(t.app, me.authToken, 'file_uploaded', receiverUrl)
+      const webhookId = await register(t.app, me.authToken, 'file_uploaded', receiverUrl)
       const file = await uploadFile(t.app, me.headers, { name: `fuzz-${Date.now()}.stl` })
       const delivery = await until('a delivery', () =>
         t.db.kysely

@@ -48,6 +48,11 @@ export class Receiver {
     return this.seen.filter((r) => r.path === path)
   }
 
+  /** Envelopes received on `path`, parsed. */
+  envelopes(path: string): Array<{ file: string; event: string; data: unknown; owner: string }> {
+    return this.at(path).map((r) => JSON.parse(r.body))
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? ''
     const active = (this.active.get(path) ?? 0) + 1
@@ -85,7 +90,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 export async function until<T>(
   what: string,
-  probe: () => Promise<T | undefined | null | false>,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   ms = 8000,
 ): Promise<T> {
   const deadline = Date.now() + ms
