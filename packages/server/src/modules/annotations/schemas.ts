@@ -42,22 +42,11 @@ const editable = {
   permissions: PermissionsInput,
 }
 
+// Every editable field, optional: an update changes what it gives; a create defaults the rest.
+const optional = Type.Partial(Type.Object(editable)).properties
+
 export const CreateAnnotationBody = Type.Object(
-  {
-    file: Id,
-    name: editable.name,
-    content: Type.Optional(editable.content),
-    type: Type.Optional(editable.type),
-    color: Type.Optional(editable.color),
-    cameraX: Type.Optional(editable.cameraX),
-    cameraY: Type.Optional(editable.cameraY),
-    cameraZ: Type.Optional(editable.cameraZ),
-    targets: Type.Optional(editable.targets),
-    tags: Type.Optional(editable.tags),
-    readPermissions: Type.Optional(editable.readPermissions),
-    writePermissions: Type.Optional(editable.writePermissions),
-    permissions: Type.Optional(editable.permissions),
-  },
+  { file: Id, ...optional, name: editable.name },
   { additionalProperties: false },
 )
 
@@ -65,18 +54,7 @@ export const UpdateAnnotationBody = Type.Object(
   {
     _id: Id,
     __v: Type.Optional(Type.Integer({ description: 'if given, must be the current revision (else 409)' })),
-    name: Type.Optional(editable.name),
-    content: Type.Optional(editable.content),
-    type: Type.Optional(editable.type),
-    color: Type.Optional(editable.color),
-    cameraX: Type.Optional(editable.cameraX),
-    cameraY: Type.Optional(editable.cameraY),
-    cameraZ: Type.Optional(editable.cameraZ),
-    targets: Type.Optional(editable.targets),
-    tags: Type.Optional(editable.tags),
-    readPermissions: Type.Optional(editable.readPermissions),
-    writePermissions: Type.Optional(editable.writePermissions),
-    permissions: Type.Optional(editable.permissions),
+    ...optional,
   },
   { additionalProperties: false },
 )
