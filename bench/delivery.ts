@@ -289,6 +289,7 @@ async function main(): Promise<void> {
   const seconds = Number(args.seconds)
   const concurrency = Number(args.concurrency || process.env.TESSERA_WEBHOOK_MAX_IN_FLIGHT || 8)
   const emitters = Number(args.emitters)
+  if (!Number.isInteger(emitters) || emitters < 1) throw new Error('--emitters must be a whole number >= 1')
   const rx = await ReceiverProcess.start()
   let engine: Engine | undefined
   try {
