@@ -4,9 +4,9 @@
 // gigabytes or answer nonsense. Every such behaviour becomes a classified failed attempt (never an
 // exception), so the retry scheduler and the delivery log only ever see an AttemptResult.
 
+import type { IncomingHttpHeaders } from 'node:http'
 import { isIP } from 'node:net'
-import type { Readable } from 'node:stream'
-import { type Dispatcher, request } from 'undici'
+import type { Dispatcher } from 'undici'
 import { deliveryAgent, pinAddress } from './agent.ts'
 import { type LookupAll, TargetRefused, vetUrl } from './ssrf.ts'
 
@@ -53,46 +53,11 @@ export const EXCERPT_BYTES = 4 * 1024
 const USER_AGENT = 'Tessera-Webhooks/1'
 
 class AttemptTimeout extends Error {}
-
-/** Waits for `work` but gives up as soon as `signal` aborts (dns.lookup itself cannot be cancelled). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    if (signal.aborted) {
-      onAbort()
-      return
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(err)
-      },
-    )
-  })
-}
-
-async function readCapped(body: Readable, max: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > max) {
-      chunks.push(chunk.subarray(0, max - size))
-      // Dropping the connection is cheaper than draining an unbounded body.
-      body.destroy()
-      return { bytes: Buffer.concat(chunks), truncated: true }
-    }
-    chunks.push(chunk)
-    size += chunk.length
-  }
-  return { bytes: Buffer.concat(chunks), truncated: false }
-}
+class ResponseTooLarge extends Error {}
 
 function excerpt(bytes: Buffer): string {
+  // Nothing was cut: decode it all (broken bytes become U+FFFD, as anywhere).
+  if (bytes.length <= EXCERPT_BYTES) return bytes.toString('utf8')
   // stream: true holds back a multi-byte character cut at the boundary instead of emitting U+FFFD.
   return new TextDecoder('utf-8').decode(bytes.subarray(0, EXCERPT_BYTES), { stream: true })
 }
@@ -190,6 +155,105 @@ interface Received {
   truncated: boolean
 }
 
+/**
+ * One POST driven through undici's dispatch handler interface: the response is read into memory
+ * as it arrives, capped, with no stream, abort signal or async iterator per attempt (on a busy
+ * worker those cost more than the exchange itself). cancel() ends whatever phase is under way.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  status: number | null = null
+  contentType: string | undefined
+  retryAfter: string | undefined
+  #chunks: Buffer[] = []
+  #size = 0
+  #truncated = false
+  #controller: Dispatcher.DispatchController | null = null
+  #cancelled: Error | null = null
+  #resolve: ((received: Received) => void) | null = null
+  #reject: ((err: unknown) => void) | null = null
+
+  /** Waits for `work`, or rejects as soon as the exchange is cancelled (DNS cannot be aborted). */
+  guard<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#cancelled) reject(this.#cancelled)
+      this.#reject = reject
+      work.then(resolve, reject)
+    })
+  }
+
+  send(dispatcher: Dispatcher, url: URL, options: Omit<Dispatcher.DispatchOptions, 'origin' | 'path'>) {
+    return new Promise<Received>((resolve, reject) => {
+      if (this.#cancelled) {
+        reject(this.#cancelled)
+        return
+      }
+      this.#resolve = resolve
+      this.#reject = reject
+      dispatcher.dispatch({ ...options, origin: url.origin, path: `${url.pathname}${url.search}` }, this)
+    })
+  }
+
+  cancel(reason: Error): void {
+    if (this.#cancelled) return
+    this.#cancelled = reason
+    this.#controller?.abort(reason)
+    this.#reject?.(reason)
+  }
+
+  /** The body read so far (also after a failure, for the excerpt). */
+  bytes(): Buffer {
+    return this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks)
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller
+    if (this.#cancelled) controller.abort(this.#cancelled)
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    if (statusCode < 200) return // informational; the final status follows
+    this.status = statusCode
+    this.contentType = headerValue(headers['content-type'])
+    this.retryAfter = headerValue(headers['retry-after'])
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#truncated) return
+    if (this.#size + chunk.length > MAX_RESPONSE_BYTES) {
+      this.#chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - this.#size))
+      this.#truncated = true
+      this.#settle()
+      // Dropping the connection is cheaper than draining an unbounded body.
+      controller.abort(new ResponseTooLarge('response body too large'))
+      return
+    }
+    this.#chunks.push(chunk)
+    this.#size += chunk.length
+  }
+
+  onResponseEnd(): void {
+    this.#settle()
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (!this.#truncated) this.#reject?.(err)
+  }
+
+  #settle(): void {
+    const status = this.status ?? 0
+    this.#resolve?.({
+      status,
+      contentType: this.contentType,
+      bytes: this.bytes(),
+      truncated: this.#truncated,
+    })
+  }
+}
+
 function judge(res: Received): Failure | null {
   if (res.status !== 200) {
     const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''
@@ -217,57 +281,51 @@ function judge(res: Received): Failure | null {
 /** POSTs one delivery and classifies the outcome. Never rejects for anything the receiver does. */
 export async function sendAttempt(input: AttemptInput): Promise<AttemptResult> {
   const started = performance.now()
-  const controller = new AbortController()
+  const exchange = new Exchange()
   let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
-    controller.abort(new AttemptTimeout('attempt timed out'))
+    exchange.cancel(new AttemptTimeout('attempt timed out'))
   }, input.timeoutMs)
 
-  let status: number | null = null
-  let retryAfter: string | undefined
-  let bytes: Buffer = Buffer.alloc(0)
-  const finish = (failure: Failure | null): AttemptResult => ({
-    ok: failure === null,
-    status,
-    durationMs: Math.round(performance.now() - started),
-    errorCode: failure?.code ?? null,
-    errorMessage: failure?.message ?? null,
-    responseExcerpt: excerpt(bytes),
-    retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(retryAfter) : null,
-    gone: status === 410,
-  })
+  const finish = (failure: Failure | null): AttemptResult => {
+    const { status } = exchange
+    return {
+      ok: failure === null,
+      status,
+      durationMs: Math.round(performance.now() - started),
+      errorCode: failure?.code ?? null,
+      errorMessage: failure?.message ?? null,
+      responseExcerpt: excerpt(exchange.bytes()),
+      retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(exchange.retryAfter) : null,
+      gone: status === 410,
+    }
+  }
 
   try {
-    const vetted = await untilAborted(
+    const vetted = await exchange.guard(
       vetUrl(input.url, { allowPrivate: input.allowPrivate, lookup: input.lookup }),
-      controller.signal,
     )
     // IP literals (bracketed for IPv6) never reach the lookup; only host names need a pin.
     const host = vetted.url.hostname
     if (isIP(host) === 0 && !host.startsWith('[')) {
       pinAddress(host, input.allowPrivate, vetted.address, vetted.family)
     }
-    const res = await request(vetted.url, {
+    const received = await exchange.send(input.dispatcher ?? deliveryAgent(input.allowPrivate), vetted.url, {
       method: 'POST',
-      dispatcher: input.dispatcher ?? deliveryAgent(input.allowPrivate),
       headers: requestHeaders(input.headers),
       body: input.body,
-      signal: controller.signal,
-      // Belt and braces: the abort timer already covers both phases.
+      // Belt and braces: the timer already covers both phases.
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
     })
-    status = res.statusCode
-    retryAfter = headerValue(res.headers['retry-after'])
-    const read = await readCapped(res.body, MAX_RESPONSE_BYTES)
-    bytes = read.bytes
-    return finish(judge({ status, contentType: headerValue(res.headers['content-type']), ...read }))
+    return finish(judge(received))
   } catch (err) {
     // A non-200 status already decided the attempt; a body that then stalls or breaks only
     // costs us the excerpt, and the status (with its Retry-After) is the more useful verdict.
+    const { status } = exchange
     if (status !== null && status !== 200) {
-      return finish(judge({ status, contentType: undefined, bytes, truncated: false }))
+      return finish(judge({ status, contentType: undefined, bytes: exchange.bytes(), truncated: false }))
     }
     return finish(classifyError(err, timedOut, input.timeoutMs))
   } finally {
