@@ -15,8 +15,8 @@ import { type InstanceKeys, loadInstanceKeys } from '../../src/platform/keys.ts'
 
 export interface DialectUnderTest {
   name: Dialect
-  /** A fresh, migrated, empty database, and how to drop it. */
-  open(): Promise<{
+  /** A fresh, migrated (up to `migrateTo`, default all), empty database, and how to drop it. */
+  open(migrateTo?: string): Promise<{
     db: Db
     dataDir: string
     databaseUrl: string | undefined
@@ -37,10 +37,10 @@ export function dialects(): DialectUnderTest[] {
   const list: DialectUnderTest[] = [
     {
       name: 'sqlite',
-      async open() {
+      async open(migrateTo) {
         const dataDir = tempDir()
         const db = await openDatabase({ databaseUrl: undefined, dataDir })
-        await migrate(db)
+        await migrate(db, migrateTo)
         return {
           db,
           dataDir,
@@ -57,11 +57,11 @@ export function dialects(): DialectUnderTest[] {
   if (url) {
     list.push({
       name: 'postgres',
-      async open() {
+      async open(migrateTo) {
         const dataDir = tempDir()
         const pgSchema = uniqueName('t')
         const db = await openDatabase({ databaseUrl: url, dataDir, pgSchema })
-        await migrate(db)
+        await migrate(db, migrateTo)
         return {
           db,
           dataDir,

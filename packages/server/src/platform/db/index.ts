@@ -346,8 +346,11 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-/** Brings the schema up to date; safe to run from several processes at once. */
-export async function migrate(db: Db): Promise<string[]> {
+/**
+ * Brings the schema up to date (or up to migration `upTo`, for tests of a migration); safe to run
+ * from several processes at once.
+ */
+export async function migrate(db: Db, upTo?: string): Promise<string[]> {
   // Kysely looks for its bookkeeping tables across all schemas unless told which one; name ours
   // so that several Tessera schemas in one database (tests, tenants) never see each other's.
   let migrationTableSchema: string | undefined
@@ -356,7 +359,7 @@ export async function migrate(db: Db): Promise<string[]> {
     migrationTableSchema = result.rows[0]?.schema
   }
   const migrator = new Migrator({ db: db.kysely, provider: new StaticMigrations(), migrationTableSchema })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = await (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo))
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

@@ -1,0 +1,200 @@
+// Migrations that reshape tables holding data: a database at the migration before keeps every row
+// and every relation through the upgrade.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { type Db, migrate } from '../src/platform/db/index.ts'
+import { dialects } from './support/harness.ts'
+
+const NOW = 1_700_000_000_000
+
+async function seed(db: Db): Promise<void> {
+  const k = db.kysely
+  await k
+    .insertInto('accounts')
+    .values({
+      id: 'acc',
+      email: 'a@example.com',
+      username: 'a',
+      password_hash: 'x',
+      is_admin: 0,
+      disabled: 0,
+      created_at: NOW,
+      updated_at: NOW,
+    })
+    .execute()
+  for (const id of ['wh1', 'wh2']) {
+    await k
+      .insertInto('webhooks')
+      .values({
+        id,
+        owner_id: 'acc',
+        event: 'file_uploaded',
+        url: `https://example.com/${id}`,
+        secret: 's',
+        service_token: 't',
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        disabled: 0,
+        disabled_reason: null,
+        failing_since: null,
+        created_at: NOW,
+        updated_at: NOW,
+        version: 0,
+      })
+      .execute()
+  }
+  await k
+    .insertInto('events')
+    .values({
+      id: 'ev1',
+      event: 'file_uploaded',
+      file_id: 'f',
+      data: '{}',
+      run_timestamp: NOW,
+      created_at: NOW,
+    })
+    .execute()
+  const delivery = (id: string, webhookId: string, status: string) => ({
+    id,
+    uuid: `uuid-${id}`,
+    event_id: 'ev1',
+    webhook_id: webhookId,
+    owner_email: 'a@example.com',
+    status,
+    attempts: status === 'pending' ? 0 : 1,
+    next_attempt_at: NOW,
+    created_at: NOW,
+    updated_at: NOW,
+    completed_at: status === 'succeeded' ? NOW : null,
+    last_status_code: status === 'succeeded' ? 200 : null,
+    is_test: 0,
+  })
+  await k
+    .insertInto('deliveries')
+    .values([
+      delivery('d1', 'wh1', 'succeeded'),
+      delivery('d2', 'wh1', 'pending'),
+      delivery('d3', 'wh2', 'pending'),
+    ])
+    .execute()
+  await k
+    .insertInto('delivery_attempts')
+    .values({
+      id: 'at1',
+      delivery_id: 'd1',
+      attempt: 1,
+      started_at: NOW,
+      duration_ms: 3,
+      status_code: 200,
+      error_code: null,
+      error_message: null,
+      response_excerpt: '',
+    })
+    .execute()
+}
+
+for (const dialect of dialects()) {
+  describe(`0010_deliveries_clustered on ${dialect.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void> = async () => {}
+    before(async () => {
+      const opened = await dialect.open('0009_outbox_write_path')
+      db = opened.db
+      drop = opened.drop
+      await seed(db)
+      assert.deepEqual(await migrate(db), ['0010_deliveries_clustered'])
+    })
+    after(async () => {
+      await drop()
+    })
+
+    test('keeps every delivery, its columns and its attempts', async () => {
+      const rows = await db.kysely.selectFrom('deliveries').selectAll().orderBy('id').execute()
+      assert.deepEqual(
+        rows.map((r) => [
+          r.id,
+          r.uuid,
+          r.webhook_id,
+          r.status,
+          r.attempts,
+          r.last_status_code,
+          r.completed_at,
+        ]),
+        [
+          ['d1', 'uuid-d1', 'wh1', 'succeeded', 1, 200, NOW],
+          ['d2', 'uuid-d2', 'wh1', 'pending', 0, null, null],
+          ['d3', 'uuid-d3', 'wh2', 'pending', 0, null, null],
+        ],
+      )
+      const attempts = await db.kysely.selectFrom('delivery_attempts').select(['id', 'delivery_id']).execute()
+      assert.deepEqual(attempts, [{ id: 'at1', delivery_id: 'd1' }])
+    })
+
+    test('relations hold: deleting a webhook takes its deliveries and their attempts', async () => {
+      await db.kysely.deleteFrom('webhooks').where('id', '=', 'wh1').execute()
+      const left = await db.kysely.selectFrom('deliveries').select('id').execute()
+      assert.deepEqual(
+        left.map((r) => r.id),
+        ['d3'],
+      )
+      assert.equal((await db.kysely.selectFrom('delivery_attempts').select('id').execute()).length, 0)
+      // And a delivery still needs its event.
+      await assert.rejects(
+        db.kysely
+          .insertInto('deliveries')
+          .values({
+            id: 'd9',
+            uuid: 'uuid-d9',
+            event_id: 'no-such-event',
+            webhook_id: 'wh2',
+            owner_email: 'a@example.com',
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: NOW,
+            created_at: NOW,
+            updated_at: NOW,
+            is_test: 0,
+          })
+          .execute(),
+      )
+    })
+
+    test('uuid is no longer a unique index; on SQLite the table is clustered on its id', async () => {
+      // Two rows with one uuid are accepted now (uuids are unique by construction, not by index).
+      await db.kysely
+        .insertInto('deliveries')
+        .values({
+          id: 'd4',
+          uuid: 'uuid-d3',
+          event_id: 'ev1',
+          webhook_id: 'wh2',
+          owner_email: 'a@example.com',
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: NOW,
+          created_at: NOW,
+          updated_at: NOW,
+          is_test: 0,
+        })
+        .execute()
+      if (dialect.name === 'sqlite') {
+        const { rows } = await sql<{
+          sql: string
+        }>`select sql from sqlite_master where name = 'deliveries'`.execute(db.kysely)
+        assert.match(rows[0]?.sql ?? '', /without rowid/i)
+        const indexes = await sql<{ name: string }>`select name from pragma_index_list('deliveries')`.execute(
+          db.kysely,
+        )
+        assert.deepEqual(indexes.rows.map((r) => r.name).sort(), [
+          'deliveries_claim_idx',
+          'deliveries_webhook_id_idx',
+          'sqlite_autoindex_deliveries_1',
+        ])
+        // The rebuild left foreign keys on for the connection.
+        const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely)
+        assert.equal(fk.rows[0]?.foreign_keys, 1)
+      }
+    })
+  })
+}
