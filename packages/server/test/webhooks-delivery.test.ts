@@ -6,7 +6,7 @@ import pino from 'pino'
 import { Webhook } from 'standardwebhooks'
 import { buildApp } from '../src/app.ts'
 import { emitEvent } from '../src/modules/webhooks/index.ts'
-import { DeliveryWorker, nextDelay } from '../src/modules/webhooks/worker.ts'
+import { DeliveryWorker, envelopeBody, nextDelay } from '../src/modules/webhooks/worker.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
@@ -491,5 +491,38 @@ describe('retry schedule', () => {
     assert.equal(nextDelay(schedule, 1, 60_000, 0.5), 60_000)
     assert.equal(nextDelay(schedule, 1, 1000, 0.5), 5000)
     assert.equal(nextDelay(schedule, 1, 86_400_000, 0.5), 300_000)
+  })
+})
+
+describe('envelopeBody', () => {
+  test('is byte for byte JSON.stringify of the envelope, for any stored data', () => {
+    const samples: unknown[] = [
+      {},
+      { nodeIdToAttributes: { 'n-1': { color: 'red', note: null } }, user: { email: 'a@example.com' } },
+      {
+        text: 'naïve "quoted" \\ back\nslash \u2028 line sep, emoji \u{1F600}',
+        n: [1.5, -0, 1e21, 123456789],
+      },
+      [],
+    ]
+    for (const data of samples) {
+      const job = {
+        file_id: 'f"1',
+        event: 'attribute_updated',
+        data: JSON.stringify(data),
+        owner_email: 'o\u00e9@example.com',
+        run_timestamp: 1_700_000_000_123,
+        uuid: '0b7e5b9e-7c4f-4f6e-9a53-5d7a3c1d2e4f',
+      } as Parameters<typeof envelopeBody>[0]
+      const expected = JSON.stringify({
+        file: job.file_id,
+        event: job.event,
+        data: JSON.parse(job.data),
+        owner: job.owner_email,
+        runTimestamp: job.run_timestamp,
+        uuid: job.uuid,
+      })
+      assert.equal(envelopeBody(job), expected)
+    }
   })
 })

@@ -56,6 +56,8 @@ interface Texts {
   succeededOne: string
   settle: string
   healthy: string
+  /** SQLite: one webhook of `healthy`. */
+  healthyOne: string
   health: string
   failing: string
 }
@@ -99,6 +101,7 @@ function texts(dialect: Dialect): Texts {
       where id = ? and ${lease}`,
     healthy: `update webhooks set failing_since = null
       where ${inList(dialect, 'id')} and failing_since is not null`,
+    healthyOne: 'update webhooks set failing_since = null where id = ? and failing_since is not null',
     health: `select id, disabled, failing_since from webhooks where ${inList(dialect, 'id')}`,
     failing: 'update webhooks set failing_since = ? where id = ?',
   }
@@ -202,7 +205,8 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
   }
   if (succeeded.length === batch.length) {
     const hookIds = [...new Set(succeeded.filter((i) => i.job.is_test === 0).map((i) => i.job.webhook_id))]
-    if (hookIds.length > 0) await run(tx, db, sql.healthy, [listParam(dialect, hookIds)])
+    if (dialect === 'sqlite') for (const id of hookIds) await run(tx, db, sql.healthyOne, [id])
+    else if (hookIds.length > 0) await run(tx, db, sql.healthy, [listParam(dialect, hookIds)])
     return batch.map((item) => ({
       status: settledIds.has(item.job.id) ? 'succeeded' : null,
       at: now,
