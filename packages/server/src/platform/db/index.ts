@@ -359,7 +359,9 @@ export async function migrate(db: Db, upTo?: string): Promise<string[]> {
     migrationTableSchema = result.rows[0]?.schema
   }
   const migrator = new Migrator({ db: db.kysely, provider: new StaticMigrations(), migrationTableSchema })
-  const { error, results } = await (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo))
+  const { error, results } = await (upTo === undefined
+    ? migrator.migrateToLatest()
+    : migrator.migrateTo(upTo))
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
