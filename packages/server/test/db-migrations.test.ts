@@ -8,6 +8,25 @@ import { dialects } from './support/harness.ts'
 
 const NOW = 1_700_000_000_000
 
+/** A delivery row (of event ev1 unless told; succeeded ones have their one attempt counted). */
+function delivery(id: string, webhookId: string, status = 'pending', eventId = 'ev1') {
+  return {
+    id,
+    uuid: `uuid-${id}`,
+    event_id: eventId,
+    webhook_id: webhookId,
+    owner_email: 'a@example.com',
+    status,
+    attempts: status === 'pending' ? 0 : 1,
+    next_attempt_at: NOW,
+    created_at: NOW,
+    updated_at: NOW,
+    completed_at: status === 'succeeded' ? NOW : null,
+    last_status_code: status === 'succeeded' ? 200 : null,
+    is_test: 0,
+  }
+}
+
 async function seed(db: Db): Promise<void> {
   const k = db.kysely
   await k
@@ -55,21 +74,6 @@ async function seed(db: Db): Promise<void> {
       created_at: NOW,
     })
     .execute()
-  const delivery = (id: string, webhookId: string, status: string) => ({
-    id,
-    uuid: `uuid-${id}`,
-    event_id: 'ev1',
-    webhook_id: webhookId,
-    owner_email: 'a@example.com',
-    status,
-    attempts: status === 'pending' ? 0 : 1,
-    next_attempt_at: NOW,
-    created_at: NOW,
-    updated_at: NOW,
-    completed_at: status === 'succeeded' ? NOW : null,
-    last_status_code: status === 'succeeded' ? 200 : null,
-    is_test: 0,
-  })
   await k
     .insertInto('deliveries')
     .values([
@@ -143,19 +147,7 @@ for (const dialect of dialects()) {
       await assert.rejects(
         db.kysely
           .insertInto('deliveries')
-          .values({
-            id: 'd9',
-            uuid: 'uuid-d9',
-            event_id: 'no-such-event',
-            webhook_id: 'wh2',
-            owner_email: 'a@example.com',
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: NOW,
-            created_at: NOW,
-            updated_at: NOW,
-            is_test: 0,
-          })
+          .values(delivery('d9', 'wh2', 'pending', 'no-such-event'))
           .execute(),
       )
     })
@@ -164,19 +156,7 @@ for (const dialect of dialects()) {
       // Two rows with one uuid are accepted now (uuids are unique by construction, not by index).
       await db.kysely
         .insertInto('deliveries')
-        .values({
-          id: 'd4',
-          uuid: 'uuid-d3',
-          event_id: 'ev1',
-          webhook_id: 'wh2',
-          owner_email: 'a@example.com',
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: NOW,
-          created_at: NOW,
-          updated_at: NOW,
-          is_test: 0,
-        })
+        .values({ ...delivery('d4', 'wh2'), uuid: 'uuid-d3' })
         .execute()
       if (dialect.name === 'sqlite') {
         const { rows } = await sql<{
