@@ -10,8 +10,8 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Agent, request } from 'undici'
-import { closeDeliveryAgents } from '../packages/server/src/modules/webhooks/agent.ts'
-import { sendAttempt } from '../packages/server/src/modules/webhooks/attempt.ts'
+import { closeDeliveryAgents } from '../packages/server/src/delivery/agent.ts'
+import { sendAttempt } from '../packages/server/src/delivery/attempt.ts'
 
 const { values: args } = parseArgs({
   options: {

@@ -1,32 +1,45 @@
 // buildApp(config): the whole API as a Fastify instance, not listening. Tests use app.inject()
 // or listen on port 0; `tessera serve` listens on PORT/HOST.
 import fastifyCookie from '@fastify/cookie'
-import fastifySwagger from '@fastify/swagger'
-import fastifySwaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino, { type DestinationStream } from 'pino'
 import { Type } from 'typebox'
+import { consoleRoutes } from './console.ts'
+import { DeliveryWorker } from './delivery/index.ts'
+import { type EventPorts, HandOffPort, StreamHub } from './events/index.ts'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
+import { adminRoutes } from './modules/admin/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
 import { configurationRoutes } from './modules/configurations/index.ts'
-import { ConversionWorker, conversionRoutes } from './modules/conversion/index.ts'
+import { ConversionWorker, conversionRoutes, uploadFormatPolicy } from './modules/conversion/index.ts'
 import { fileRoutes } from './modules/files/index.ts'
 import { sceneRoutes } from './modules/scene/index.ts'
 import { authenticateRoutes, sessionRoutes } from './modules/sessions/index.ts'
-import { DeliveryWorker, openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts'
-import { operationsRoutes } from './operations.ts'
+import { streamRoutes } from './modules/stream/index.ts'
+import { webhookRoutes } from './modules/webhooks/index.ts'
+import { registerOpenApi } from './openapi.ts'
+import { type OperationsServer, operationsRoutes, startOperationsServer } from './operations.ts'
 import { openBlobStore } from './platform/blobs/index.ts'
+import { registerCors } from './platform/browser.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
 import { type Db, migrate, openDatabase } from './platform/db/index.ts'
+import { tightenDataDir } from './platform/file-modes.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
+import { httpServerOptions, installHttpLimits } from './platform/http-limits.ts'
 import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
 import { loggerOptions, requestId, requestLogger } from './platform/logger.ts'
 import { TokenService } from './platform/tokens.ts'
 
+/**
+ * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an
+ * AppContext and hand it on to emitEvent, which finds the port there.
+ */
+export type ServerContext = AppContext & EventPorts
+
 declare module 'fastify' {
   interface FastifyInstance {
-    ctx: AppContext
+    ctx: ServerContext
   }
 }
 
@@ -42,18 +55,24 @@ export interface BuildOptions {
   conversions?: boolean
 }
 
-export const API_VERSION = '0.1.0'
+export { API_VERSION } from './openapi.ts'
+
 const JSON_BODY_LIMIT = 1024 * 1024
 
-export async function createContext(config: Config, options: BuildOptions = {}): Promise<AppContext> {
+export async function createContext(config: Config, options: BuildOptions = {}): Promise<ServerContext> {
+  // Before the database opens (it makes its files private too, silently): logged once the logger exists.
+  const tightened = tightenDataDir(config.dataDir)
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
   if (!options.db) await migrate(db)
   const keys =
     options.keys ??
     (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
   const log = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination(1))
+  if (tightened.length > 0) log.warn({ changed: tightened }, 'data dir: group/other access removed')
   const blobs = openBlobStore(config.storageUrl)
-  return { config, db, blobs, keys, tokens: new TokenService(keys, config.authTokenTtlMs), log }
+  const tokens = new TokenService(keys, config.authTokenTtlMs)
+  const eventStream = new StreamHub({ db, config, log, databaseUrl: config.databaseUrl })
+  return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -68,11 +87,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    ...httpServerOptions(config),
   })
+  installHttpLimits(app, config)
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
   if (!options.db) app.addHook('onClose', () => ctx.db.close())
   app.addHook('onClose', () => ctx.blobs.close())
+  // Temp blobs of uploads cut short by a crash of a process (this one's predecessor, on restart).
+  app.addHook('onReady', async () => {
+    await ctx.blobs.sweepTemp?.()
+  })
   // Callback style, not async: this runs on every response, and a promise per request shows.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
@@ -80,64 +105,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
 
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
-  // Routes that need no auth declare an empty security requirement in OpenAPI.
+  // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === 'none' && route.schema && !route.schema.hide) route.schema.security = []
+    if (route.config?.auth === 'none' && route.schema && !route.schema.hide) route.schema.security ??= []
   })
 
   await app.register(fastifyCookie)
-  await app.register(fastifySwagger, {
-    // Shared schemas appear in components under their $id (Problem, FileRecord, …).
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Tessera API',
-        version: API_VERSION,
-        description:
-          'Self-hostable 3D-scene and file platform. Every call needs an auth token and a session ' +
-          'token, presented either as headers or as cookies (never both). Errors are RFC 9457 problem ' +
-          'documents with a stable `code`.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'Auth token (RS256)',
-          },
-          sessionHeader: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-Service-Session',
-            description: 'Session token',
-          },
-          authCookie: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'jsonwebtoken',
-            description: 'Auth token as cookie',
-          },
-          sessionCookie: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'X-Service-Session',
-            description: 'Session as cookie',
-          },
-        },
-      },
-      security: [
-        { bearerAuth: [], sessionHeader: [] },
-        { authCookie: [], sessionCookie: [] },
-      ],
-      // What receivers get: the envelope and `data` of every event (webhooks/payloads.ts).
-      webhooks: openApiWebhooks(),
-    },
-  })
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+  await registerCors(app, config.corsOrigins)
+  await registerOpenApi(app)
 
-  const deliveryMetrics = operationsRoutes(app, ctx)
+  // With TESSERA_METRICS_LISTEN, /metrics is served on that address instead; onReady, so that a
+  // taken address fails the start (an onListen error would only be logged).
+  const metricsListen = config.metricsListen
+  const operations = operationsRoutes(app, ctx, metricsListen === undefined)
+  const deliveryMetrics = operations.deliveryMetrics
+  if (metricsListen) {
+    let server: OperationsServer | undefined
+    app.addHook('onReady', async () => {
+      server = await startOperationsServer(ctx, metricsListen, operations)
+      ctx.log.info({ address: server.address }, 'operations routes (/metrics, /healthz, /readyz) listening')
+    })
+    app.addHook('onClose', async () => server?.close())
+  }
   app.get(
     '/.well-known/jwks.json',
     {
@@ -157,16 +146,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     api.addHook('onRoute', authenticateRoutes(ctx))
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
-    await fileRoutes(api, ctx)
+    await fileRoutes(api, ctx, { uploadFormat: uploadFormatPolicy })
     await webhookRoutes(api, ctx)
     await sceneRoutes(api, ctx)
     await annotationRoutes(api, ctx)
     await configurationRoutes(api, ctx)
     await conversionRoutes(api, ctx)
+    await adminRoutes(api, ctx)
+    await streamRoutes(api, ctx)
   })
+  // preClose: open streams end (their connections would hold the close) before the database closes.
+  app.addHook('preClose', async () => ctx.eventStream.close())
+  await consoleRoutes(app)
 
   if (options.workers !== false) {
-    const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log, metrics: deliveryMetrics })
+    const deliveries = new DeliveryWorker({
+      db: ctx.db,
+      config,
+      log: ctx.log,
+      metrics: deliveryMetrics,
+      handOff: ctx.deliveryHandOff,
+    })
     app.addHook('onReady', async () => deliveries.start())
     // preClose: before the database closes; in-flight attempts finish, leases are released.
     app.addHook('preClose', async () => deliveries.stop())

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Value } from 'typebox/value'
-import { AnnotationRecord } from '../src/modules/webhooks/index.ts'
+import { AnnotationRecord } from '../src/contract/index.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { insertFileRow, type Member, shareFileRow, type Team, team } from './support/file-rows.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'

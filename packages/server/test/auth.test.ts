@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { SignJWT, UnsecuredJWT } from 'jose'
-import { setDisabled } from '../src/modules/accounts/index.ts'
+import { setAccountDisabled } from '../src/modules/sessions/index.ts'
 import { login, newAccount, PASSWORD, problemOf, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testKeys } from './support/harness.ts'
 
@@ -172,7 +172,7 @@ for (const dialect of dialects()) {
       test('a disabled account is refused, also with a token issued before', async () => {
         const account = await newAccount(t.app)
         const token = await login(t.app, account.username)
-        await setDisabled(t.app.ctx, account.id, true)
+        await setAccountDisabled(t.app.ctx, account.id, true)
         const res = await call(token)
         assert.equal(res.statusCode, 401)
         assert.equal(problemOf(res).code, 'ACCOUNT_DISABLED')

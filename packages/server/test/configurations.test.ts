@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Value } from 'typebox/value'
-import { ConfigurationRecord } from '../src/modules/webhooks/index.ts'
+import { ConfigurationRecord } from '../src/contract/index.ts'
 import { problemOf } from './support/api.ts'
 import { type Team, team } from './support/file-rows.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test'
 import { Document, NodeIO } from '@gltf-transform/core'
 import { strToU8, zipSync } from 'fflate'
 import sharp from 'sharp'
-import { convertModel } from '../src/modules/conversion/pipeline/convert.ts'
+import { type ConvertOptions, convertModel } from '../src/modules/conversion/pipeline/convert.ts'
 import {
   ConversionError,
   type ConversionResult,
@@ -17,11 +17,19 @@ import {
 import * as generated from './support/conversion-models.ts'
 import { assertValidGlb, glbImage, glbJson, pmndrsGlb, readPackageFile } from './support/gltf.ts'
 
-async function convertValid(name: string, bytes: Uint8Array): Promise<ConversionResult> {
-  const result = await convertModel({ name, bytes })
+async function convertValid(
+  name: string,
+  bytes: Uint8Array,
+  options?: ConvertOptions,
+): Promise<ConversionResult> {
+  const result = await convertModel({ name, bytes }, undefined, options)
   await assertValidGlb(result.glb, name)
   const json = glbJson(result.glb)
-  assert.ok(json.extensionsUsed?.includes('EXT_meshopt_compression'), `${name}: meshopt-compressed`)
+  // meshopt, unless a Draco input came out smaller re-encoded with Draco (the smallest wins).
+  const { chosen, sizes } = result.stats.encoding
+  const compression = chosen === 'draco' ? 'KHR_draco_mesh_compression' : 'EXT_meshopt_compression'
+  assert.ok(json.extensionsUsed?.includes(compression), `${name}: ${chosen}-compressed`)
+  assert.equal(result.glb.byteLength, Math.min(...Object.values(sizes)), `${name}: the smallest candidate`)
   // Every node of the viewed scene carries its ID, and the tree lists exactly those IDs.
   const stamped = (json.nodes ?? []).map((node) => node.extras?.tesseraId).filter((id) => id !== undefined)
   assert.deepEqual(new Set(stamped), new Set(treeIds(result.tree)), `${name}: node extras match the tree`)
@@ -54,10 +62,11 @@ async function rejectsWith(name: string, bytes: Uint8Array, message: RegExp): Pr
 
 describe('GLB and glTF', () => {
   for (const model of ['suzi', 'bunny', 'pmndrs'] as const) {
-    test(`@pmndrs/assets ${model}.glb (Draco in, meshopt out)`, async () => {
+    test(`@pmndrs/assets ${model}.glb (Draco in, never bigger out)`, async () => {
       const input = await pmndrsGlb(model)
       assert.ok(glbJson(input).extensionsUsed?.includes('KHR_draco_mesh_compression'))
       const result = await convertValid(`${model}.GLB`, input)
+      assert.ok(result.glb.byteLength <= input.byteLength, `${model}: ${result.glb.byteLength} bytes`)
       assert.equal(result.tree.length, 1)
       assert.ok(result.stats.triangles > 1000, `${model}: ${result.stats.triangles} triangles`)
       const rootName = model === 'pmndrs' ? 'cube' : 'mesh'
@@ -239,7 +248,8 @@ describe('bad input', () => {
       .png({ compressionLevel: 0 })
       .toBuffer()
     const wideGlb = await new NodeIO().writeBinary(generated.texturedPanelDocument(new Uint8Array(wide)))
-    const capped = glbImage((await convertValid('wide.glb', wideGlb)).glb, 0)
+    // `keep`: the format stays (WebP, the default, is tested in conversion-size.test.ts).
+    const capped = glbImage((await convertValid('wide.glb', wideGlb, { textures: 'keep' })).glb, 0)
     const meta = await sharp(capped).metadata()
     assert.equal(meta.format, 'png')
     assert.deepEqual([meta.width, meta.height], [4096, Math.round((height * 4096) / width)])
@@ -250,7 +260,7 @@ describe('bad input', () => {
       .png({ compressionLevel: 9, palette: true })
       .toBuffer()
     const tightGlb = await new NodeIO().writeBinary(generated.texturedPanelDocument(new Uint8Array(tight)))
-    const kept = glbImage((await convertValid('tight.glb', tightGlb)).glb, 0)
+    const kept = glbImage((await convertValid('tight.glb', tightGlb, { textures: 'keep' })).glb, 0)
     assert.ok(kept.byteLength <= tight.byteLength, `${kept.byteLength} > ${tight.byteLength}`)
   })
 

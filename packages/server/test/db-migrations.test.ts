@@ -107,7 +107,7 @@ for (const dialect of dialects()) {
       db = opened.db
       drop = opened.drop
       await seed(db)
-      assert.deepEqual(await migrate(db), ['0010_deliveries_clustered'])
+      assert.deepEqual(await migrate(db, '0010_deliveries_clustered'), ['0010_deliveries_clustered'])
     })
     after(async () => {
       await drop()

@@ -49,7 +49,7 @@ const SPEC_FIELDS = [
 ]
 
 /** Events carry the spec's record: the API's answer without its extra `progress`. */
-const specRecord = ({ progress: _progress, ...record }: UploadedFile) => record
+const specRecord = ({ progress: _progress, thumbnailUrl: _thumbnailUrl, ...record }: UploadedFile) => record
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 type User = Awaited<ReturnType<typeof signedIn>>
 
@@ -126,8 +126,9 @@ function storagePathTests(state: { t: TestApp }) {
     const before = Date.now()
     const file = await uploadFile(t.app, user.headers, { name: 'part.stl', data, parent: 'models/v1/' })
     // The API's view: every spec field, plus the conversion's progress.
-    assert.deepEqual(Object.keys(file).sort(), [...SPEC_FIELDS, 'progress'].sort())
+    assert.deepEqual(Object.keys(file).sort(), [...SPEC_FIELDS, 'progress', 'thumbnailUrl'].sort())
     assert.equal(file.progress, 0)
+    assert.equal(file.thumbnailUrl, null)
     assert.match(file._id, /^[0-9a-f]{24}$/)
     assert.equal(file.parent, '/models/v1')
     assert.equal(file.key, '/models/v1/part.stl')
@@ -179,7 +180,7 @@ function storagePathTests(state: { t: TestApp }) {
     const { t } = state
     const user = await signedIn(t.app)
     const data = randomBytes(20_000)
-    const file = await uploadFile(t.app, user.headers, { name: 'Modèle – ü.glb', data })
+    const file = await uploadFile(t.app, user.headers, { name: 'Modèle – ü.stl', data })
     const url = `/file/${file._id}/download`
     const etag = `"${sha256(data)}"`
 
@@ -192,7 +193,7 @@ function storagePathTests(state: { t: TestApp }) {
     assert.equal(full.headers['content-type'], 'application/octet-stream')
     assert.equal(
       full.headers['content-disposition'],
-      `attachment; filename="Mod_le _ _.glb"; filename*=UTF-8''${encodeURIComponent('Modèle – ü.glb')}`,
+      `attachment; filename="Mod_le _ _.stl"; filename*=UTF-8''${encodeURIComponent('Modèle – ü.stl')}`,
     )
 
     for (const ifNoneMatch of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
@@ -306,25 +307,25 @@ function storagePathTests(state: { t: TestApp }) {
     const user = await signedIn(t.app)
     const keysBefore = await storedKeys(t)
     const eventsBefore = await t.db.kysely.selectFrom('events').select('id').execute()
-    const atLimit = await uploadFile(t.app, user.headers, { name: 'exact.bin', data: randomBytes(LIMIT) })
+    const atLimit = await uploadFile(t.app, user.headers, { name: 'exact.stl', data: randomBytes(LIMIT) })
     assert.equal(atLimit.size, LIMIT)
     const keysWithExact = await storedKeys(t)
     assert.equal(keysWithExact.length, keysBefore.length + 1)
 
     const over = await postForm(t.app, user.headers, [
-      { name: 'file', filename: 'big.bin', data: randomBytes(LIMIT + 1) },
+      { name: 'file', filename: 'big.stl', data: randomBytes(LIMIT + 1) },
     ])
     assert.equal(over.statusCode, 413, over.body)
     assert.equal(problemOf(over).code, 'PAYLOAD_TOO_LARGE')
     assert.equal(over.headers.connection, 'close')
     // Declared far larger than any acceptable upload: refused before reading the body.
     const huge = await postForm(t.app, user.headers, [
-      { name: 'file', filename: 'huge.bin', data: randomBytes(LIMIT + 300 * 1024) },
+      { name: 'file', filename: 'huge.stl', data: randomBytes(LIMIT + 300 * 1024) },
     ])
     assert.equal(huge.statusCode, 413)
     // A revision that is too large keeps the current revision as it was.
     const tooBigRevision = await postForm(t.app, user.headers, [
-      { name: 'file', filename: 'exact.bin', data: randomBytes(LIMIT + 10) },
+      { name: 'file', filename: 'exact.stl', data: randomBytes(LIMIT + 10) },
     ])
     assert.equal(tooBigRevision.statusCode, 413)
 
@@ -332,7 +333,7 @@ function storagePathTests(state: { t: TestApp }) {
     const rows = await filesOf(t, user.account.id)
     assert.deepEqual(
       rows.map((r) => [r.name, r.version]),
-      [['exact.bin', 0]],
+      [['exact.stl', 0]],
     )
     assert.equal((await jobsOf(t, atLimit._id)).length, 1)
     const eventsAfter = await t.db.kysely.selectFrom('events').select('id').execute()
@@ -389,7 +390,7 @@ function filesystemOnlyTests(state: { t: TestApp; rx: Receiver }) {
     const accepted: Array<[string, string]> = [
       ['  Modèle 3D (v2).STL ', 'Modèle 3D (v2).STL'],
       ['e\u0301te\u0301.obj', 'été.obj'],
-      ['.hidden', '.hidden'],
+      ['.hidden.stl', '.hidden.stl'],
       [longest, longest],
     ]
     for (const [sent, stored] of accepted) {
@@ -699,7 +700,7 @@ describe('upload memory', () => {
       for (let i = 0; i < chunks; i++) hash.update(chunk)
       const boundary = 'memory-test-boundary'
       const head = Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.stl"\r\n` +
           'Content-Type: application/octet-stream\r\n\r\n',
       )
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`)

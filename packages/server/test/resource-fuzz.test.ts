@@ -25,13 +25,20 @@ interface Operation {
   path: string
 }
 
-/** Every operation of the OpenAPI document, /docs assets excluded. */
+type OpenApiOperation = { responses?: Record<string, { content?: Record<string, unknown> }> }
+
+/**
+ * Every operation of the OpenAPI document, /docs assets excluded, and streams too: a
+ * text/event-stream answer never ends, so app.inject would wait for ever (event-stream.test.ts
+ * reads it incrementally).
+ */
 function operationsOf(t: TestApp): Operation[] {
-  const doc = t.app.swagger() as { paths?: Record<string, Partial<Record<string, unknown>>> }
+  const doc = t.app.swagger() as { paths?: Record<string, Partial<Record<string, OpenApiOperation>>> }
+  const streams = (op: OpenApiOperation) => 'text/event-stream' in (op.responses?.['200']?.content ?? {})
   return Object.entries(doc.paths ?? {})
     .filter(([path]) => !path.startsWith('/docs'))
     .flatMap(([path, item]) =>
-      METHODS.filter((m) => item[m] !== undefined).map((method) => ({ method, path })),
+      METHODS.filter((m) => item[m] !== undefined && !streams(item[m])).map((method) => ({ method, path })),
     )
 }
 

@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { request } from 'undici'
-import { closeDeliveryAgents, createDeliveryAgent } from '../src/modules/webhooks/agent.ts'
-import { type AttemptInput, parseRetryAfter, sendAttempt } from '../src/modules/webhooks/attempt.ts'
-import { TargetRefused } from '../src/modules/webhooks/ssrf.ts'
+import { closeDeliveryAgents, createDeliveryAgent } from '../src/delivery/agent.ts'
+import { type AttemptInput, parseRetryAfter, sendAttempt } from '../src/delivery/attempt.ts'
+import { TargetRefused } from '../src/delivery/ssrf.ts'
 
 interface Seen {
   path: string

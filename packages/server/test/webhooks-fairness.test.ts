@@ -2,7 +2,7 @@
 // delays another webhook's deliveries, on every dialect.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { emitEvent } from '../src/modules/webhooks/index.ts'
+import { emitEvent } from '../src/events/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 import { emit, hang, ok, Receiver, register, sleep, until } from './support/receiver.ts'

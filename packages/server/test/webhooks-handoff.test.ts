@@ -5,7 +5,7 @@
 // waiting for a slot are not overtaken by newer ones.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { emitEvent } from '../src/modules/webhooks/index.ts'
+import { emitEvent } from '../src/events/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 import { deliveriesOf, emit, ok, Receiver, register, sleep, until } from './support/receiver.ts'

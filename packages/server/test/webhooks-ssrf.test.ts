@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { classifyAddress, type LookupAll, TargetRefused, vetUrl } from '../src/modules/webhooks/ssrf.ts'
+import { classifyAddress, type LookupAll, TargetRefused, vetUrl } from '../src/delivery/ssrf.ts'
 
 const fakeDns =
   (answers: Record<string, string[]>): LookupAll =>

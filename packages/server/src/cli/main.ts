@@ -1,72 +1,98 @@
-// `tessera` CLI: serve, worker, migrate, accounts, licenses, token sign, keys show.
+// `tessera` CLI: serve, worker, migrate, backup, restore, accounts, licenses, token sign, keys show;
+// and the client commands (login, upload, ls, download, listen, trigger, webhooks) in client-commands.ts.
 // Every command reads the same environment variables as the server (see `tessera serve --help`).
 import { parseArgs } from 'node:util'
-import { buildApp, createContext } from '../app.ts'
+import passwordPrompt from '@inquirer/password'
+import { buildApp } from '../app.ts'
 import {
   createAccount,
   ensureInitialAdmin,
   findAccountByLogin,
   listAccounts,
-  setDisabled,
+  setPassword,
 } from '../modules/accounts/index.ts'
-import { ConversionWorker } from '../modules/conversion/index.ts'
-import { licenseUsage } from '../modules/sessions/index.ts'
-import { DeliveryWorker } from '../modules/webhooks/index.ts'
-import { startOperationsServer } from '../operations.ts'
+import { setAccountEmail } from '../modules/admin/index.ts'
+import { licenseUsage, setAccountDisabled } from '../modules/sessions/index.ts'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { migrate, openDatabase } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
 import { parseDuration } from '../platform/units.ts'
+import { backupCommand, restoreCommand } from './backup.ts'
+import { CLIENT_COMMANDS, runClientCommand } from './client-commands.ts'
+import { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, servePrimary } from './cluster.ts'
+import { exitWithNpmParent, out, UsageError, withContext } from './common.ts'
+import { worker } from './worker.ts'
 
 const USAGE = `Usage: tessera <command> [options]
 
 Commands:
-  serve [--no-workers]          run the API server (migrates the database first); with
+  serve [--no-workers] [--processes N|auto]
+                                run the API server (migrates the database first); with
                                 --no-workers it serves the API only: no webhook delivery,
-                                no conversions
-  worker [--metrics-port P]     run the webhook delivery and conversion workers only (no API);
+                                no conversions; with --processes N, N API processes share the
+                                port and one more process delivers and converts
+  worker [--metrics-port P] [--only deliveries|conversions]
+                                run the webhook delivery and conversion workers only (no API);
                                 with --metrics-port it serves /metrics, /healthz and /readyz
-                                on HOST:P
+                                on HOST:P (else on TESSERA_METRICS_LISTEN, if set)
+  backup --to DIR               consistent online backup: database, blobs, manifest
+  restore --from DIR            restore a backup into an empty data dir / database
   migrate                       bring the database schema up to date
   accounts create --email E --username U --password P [--admin]
   accounts list
   accounts disable <id|username|email>   (--enable to re-enable)
+  accounts passwd <id|username|email>    set a password: asked twice on a terminal, else
+                                the first line of stdin (never an argument)
+  accounts set-email <id|username|email> <email>
   licenses                      show the license pool's use
   token sign --account <id|username|email> [--ttl 24h]
                                 mint an SSO auth token with the instance key
   keys show                     print the instance's public key and JWKS
 
-Run 'tessera serve --help' for the environment variables every command reads.`
+Client commands (talk to a running instance at --url or TESSERA_URL; see 'tessera <command> --help'):
+  login --username U            log in; the password is asked (or read from stdin), the token stored
+  upload FILE... [--parent /dir] [--wait]
+  ls [PATH] [--shared] [--json]
+  download ID [--optimized] [-o FILE]
+  listen [--events e1,e2] [--forward-to URL]
+  trigger EVENT                 send a test delivery to your webhook for EVENT
+  webhooks ls | deliveries ID | retry ID DELIVERY | recover ID --since T
 
-class UsageError extends Error {}
+Run 'tessera serve --help' for the environment variables the server commands read.`
 
-function out(line: string): void {
-  process.stdout.write(`${line}\n`)
-}
-
-async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const ctx = await createContext({ ...config, logLevel: 'warn' })
-  try {
-    return await fn(ctx)
-  } finally {
-    await ctx.db.close()
-  }
+async function announceAdmin(ctx: AppContext): Promise<void> {
+  const admin = await ensureInitialAdmin(ctx)
+  if (!admin) return
+  // Printed once, on the first start; it is never stored in clear or logged.
+  out('')
+  out('  First start: created the admin account.')
+  out(`    username: ${admin.account.username}`)
+  out(`    password: ${admin.password}`)
+  out('  Save the password now; it is not shown again.')
+  out('')
 }
 
 async function serve(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean', default: false } } })
-  const app = await buildApp(config, { workers: !values['no-workers'] })
-  const admin = await ensureInitialAdmin(app.ctx)
-  if (admin) {
-    // Printed once, on the first start; it is never stored in clear or logged.
-    out('')
-    out('  First start: created the admin account.')
-    out(`    username: ${admin.account.username}`)
-    out(`    password: ${admin.password}`)
-    out('  Save the password now; it is not shown again.')
-    out('')
+  const { values } = parseArgs({
+    args,
+    options: {
+      'no-workers': { type: 'boolean', default: false },
+      processes: { type: 'string', default: '1' },
+    },
+  })
+  const role = clusterRole()
+  if (role === 'workers') return worker(config, [])
+  const processes = role === null ? parseProcesses(values.processes) : 1
+  if (processes === null) throw new UsageError('--processes must be a number from 1 to 256, or auto')
+  const workers = role === null && !values['no-workers']
+  if (processes > 1) {
+    const prepare = () => withContext(config, announceAdmin)
+    return servePrimary(config, { processes, workers, prepare, onShutdown: exitWithNpmParent })
   }
+  const app = await buildApp(config, { workers })
+  if (role === null) await announceAdmin(app.ctx)
+  forwardWakes(app.ctx.db)
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
@@ -82,57 +108,10 @@ async function serve(config: Config, args: string[]): Promise<void> {
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+  exitWithNpmParent(shutdown)
+  exitWithPrimary(shutdown)
   const address = await app.listen({ port: config.port, host: config.host })
-  app.log.info(
-    { address, storage: app.ctx.db.description, workers: !values['no-workers'] },
-    'Tessera is listening',
-  )
-}
-
-/**
- * Workers only: delivers webhooks and runs conversions until SIGTERM/SIGINT, then exits 0. With
- * `--metrics-port P` it also serves /metrics, /healthz and /readyz on HOST:P (no API).
- */
-async function worker(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'metrics-port': { type: 'string' } } })
-  const metricsPort = values['metrics-port'] === undefined ? null : Number(values['metrics-port'])
-  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535))
-    throw new UsageError('--metrics-port must be a port number (0-65535)')
-  const ctx = await createContext(config)
-  const ops = metricsPort === null ? null : await startOperationsServer(ctx, metricsPort)
-  const deliveries = new DeliveryWorker({ db: ctx.db, config, log: ctx.log, metrics: ops?.deliveryMetrics })
-  const conversions = new ConversionWorker({ ctx })
-  let closing = false
-  const shutdown = (signal: string) => {
-    if (closing) return
-    closing = true
-    ctx.log.info({ signal }, 'shutting down: finishing or releasing in-flight work')
-    // Delivery: attempts in flight finish (bounded by the webhook timeout) and the leases of
-    // anything claimed but not sent are handed back. Conversions: running ones are killed and their
-    // jobs re-queued at once. Either way nothing waits for a lease to expire.
-    Promise.all([deliveries.stop(), conversions.stop()])
-      .then(() => ops?.close())
-      .then(() => ctx.db.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          ctx.log.error({ err: error }, 'shutdown failed')
-          process.exit(1)
-        },
-      )
-  }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
-  deliveries.start()
-  conversions.start()
-  ctx.log.info(
-    {
-      worker: deliveries.id,
-      storage: ctx.db.description,
-      ...(ops ? { metrics: `${ops.address}/metrics` } : {}),
-    },
-    'Tessera worker is running',
-  )
+  app.log.info({ address, storage: app.ctx.db.description, workers }, 'Tessera is listening')
 }
 
 async function accounts(config: Config, args: string[]): Promise<void> {
@@ -183,12 +162,59 @@ async function accounts(config: Config, args: string[]): Promise<void> {
     await withContext(config, async (ctx) => {
       const account = await findAccountByLogin(ctx, key)
       if (!account) throw new UsageError(`no account ${key}`)
-      await setDisabled(ctx, account.id, !values.enable)
+      await setAccountDisabled(ctx, account.id, !values.enable)
       out(`${account.username} ${values.enable ? 'enabled' : 'disabled'}`)
     })
     return
   }
-  throw new UsageError('accounts needs create, list or disable')
+  if (action === 'passwd') return passwd(config, rest)
+  if (action === 'set-email') return setEmail(config, rest)
+  throw new UsageError('accounts needs create, list, disable, passwd or set-email')
+}
+
+/** The first line of a stream (a password piped in), without its line break; at most 4 KiB. */
+async function readLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = ''
+  for await (const chunk of stream) {
+    text += String(chunk)
+    const end = text.indexOf('\n')
+    if (end >= 0) return text.slice(0, end).replace(/\r$/, '')
+    if (text.length > 4096) throw new UsageError('the password line is longer than 4 KiB')
+  }
+  return text.replace(/\r$/, '')
+}
+
+/** A password never comes as an argument: it would be in the shell history and in `ps`. */
+async function readNewPassword(): Promise<string> {
+  if (!process.stdin.isTTY) return readLine(process.stdin)
+  const first = await passwordPrompt({ message: 'New password:', mask: true })
+  const again = await passwordPrompt({ message: 'Repeat it:', mask: true })
+  if (first !== again) throw new UsageError('the passwords differ')
+  return first
+}
+
+async function passwd(config: Config, args: string[]): Promise<void> {
+  const [key, extra] = args
+  if (!key || extra !== undefined)
+    throw new UsageError('accounts passwd needs one account id, username or e-mail')
+  await withContext(config, async (ctx) => {
+    const account = await findAccountByLogin(ctx, key)
+    if (!account) throw new UsageError(`no account ${key}`)
+    await setPassword(ctx, account.id, await readNewPassword())
+    out(`${account.username}: password set`)
+  })
+}
+
+async function setEmail(config: Config, args: string[]): Promise<void> {
+  const [key, email, extra] = args
+  if (!key || !email || extra !== undefined)
+    throw new UsageError('accounts set-email needs an account and an e-mail')
+  await withContext(config, async (ctx) => {
+    const account = await findAccountByLogin(ctx, key)
+    if (!account) throw new UsageError(`no account ${key}`)
+    const changed = await setAccountEmail(ctx, account.id, email)
+    out(`${changed.username}: e-mail ${changed.email}`)
+  })
 }
 
 async function tokenSign(config: Config, args: string[]): Promise<void> {
@@ -208,6 +234,8 @@ export async function main(argv: string[]): Promise<number> {
     out(USAGE)
     return command ? 0 : 2
   }
+  // The client commands need no server configuration: they talk to an instance over HTTP.
+  if (CLIENT_COMMANDS.includes(command)) return runClientCommand(argv)
   if (args.includes('--help')) {
     out(`${USAGE}\n\nEnvironment variables:\n${configHelp()}`)
     return 0
@@ -230,6 +258,12 @@ export async function main(argv: string[]): Promise<number> {
       }
       return 0
     }
+    case 'backup':
+      await backupCommand(config, args)
+      return 0
+    case 'restore':
+      await restoreCommand(config, args)
+      return 0
     case 'accounts':
       await accounts(config, args)
       return 0

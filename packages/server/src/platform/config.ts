@@ -1,5 +1,6 @@
-// Configuration: every environment variable of DESIGN.md, parsed and validated once at start-up.
-// The table below is the single source for parsing, defaults and `tessera serve --help`.
+// biome-ignore-all lint/style/noExcessiveLinesPerFile: the variable table is one list by design (parsing, defaults and help in one place)
+// Configuration: every TESSERA_* environment variable (docs/operations.md), parsed and validated once
+// at start-up. The table below is the single source for parsing, defaults and `tessera serve --help`.
 import path from 'node:path'
 import { parseDuration, parseSize } from './units.ts'
 
@@ -30,6 +31,28 @@ export interface Config {
   /** Failed logins allowed per (username, IP) pair within `loginWindowMs` before 429. */
   loginMaxFailures: number
   loginWindowMs: number
+  /** Time a client has to send a request's headers. */
+  httpHeadersTimeoutMs: number
+  /** Idle time after which a keep-alive connection is closed. */
+  httpKeepAliveTimeoutMs: number
+  /** Open connections per server process; more are refused at accept time. */
+  httpMaxConnections: number
+  /** Total time a client has to send a JSON (any non-upload) body. */
+  jsonBodyTimeoutMs: number
+  /** An upload slower than this (bytes per second, over `uploadRateWindowMs`) is cut off. */
+  uploadMinBytesPerSecond: number
+  uploadRateWindowMs: number
+  /** Bearer token `/metrics` requires; undefined = open (as before). */
+  metricsToken: string | undefined
+  /** Where `tessera serve` (and `tessera worker`) serve the operations routes apart from the API. */
+  metricsListen: { host: string; port: number } | undefined
+  /** `webp`: converted textures stored as WebP when smaller; `keep`: PNG/JPEG kept. */
+  conversionTextures: 'webp' | 'keep'
+  // Hardening batch 3.
+  /** Webhook create/patch/delete calls per account per minute, per process. */
+  webhookManageRate: number
+  /** `POST /webhook/:id/test` calls per account per minute, per process. */
+  webhookTestRate: number
 }
 
 type Parsed = Config[keyof Config]
@@ -244,7 +267,105 @@ export const VARIABLES: Variable[] = [
     help: 'window of the failed-login limit',
     parse: duration(1000),
   },
+  {
+    name: 'TESSERA_HTTP_HEADERS_TIMEOUT',
+    key: 'httpHeadersTimeoutMs',
+    default: '30s',
+    help: 'time a client has to send the request headers (then 408 and the connection closes)',
+    parse: duration(100),
+  },
+  {
+    name: 'TESSERA_HTTP_KEEP_ALIVE_TIMEOUT',
+    key: 'httpKeepAliveTimeoutMs',
+    default: '72s',
+    help: 'idle keep-alive connections are closed after this (keep above a proxy idle timeout)',
+    parse: duration(100),
+  },
+  {
+    name: 'TESSERA_HTTP_MAX_CONNECTIONS',
+    key: 'httpMaxConnections',
+    default: '4096',
+    help: 'open connections per process; further ones are closed at once',
+    parse: integer(1, 1_000_000),
+  },
+  {
+    name: 'TESSERA_JSON_BODY_TIMEOUT',
+    key: 'jsonBodyTimeoutMs',
+    default: '30s',
+    help: 'total time to send a request body other than an upload (then 408, connection closed)',
+    parse: duration(100),
+  },
+  {
+    name: 'TESSERA_UPLOAD_MIN_RATE',
+    key: 'uploadMinBytesPerSecond',
+    default: '8KiB',
+    help: 'slowest upload speed per second, averaged over TESSERA_UPLOAD_RATE_WINDOW; slower ones are cut off',
+    parse: size(1, '1 byte'),
+  },
+  {
+    name: 'TESSERA_UPLOAD_RATE_WINDOW',
+    key: 'uploadRateWindowMs',
+    default: '20s',
+    help: 'window over which the upload speed is measured',
+    parse: duration(100),
+  },
+  {
+    name: 'TESSERA_METRICS_TOKEN',
+    key: 'metricsToken',
+    default: '',
+    help: 'when set, /metrics needs "Authorization: Bearer <token>" (at least 16 characters)',
+    parse: (raw) => {
+      if (raw === '') return undefined
+      if (raw.trim().length < 16 || /\s/.test(raw.trim())) {
+        throw new Error('must be at least 16 characters without spaces')
+      }
+      return raw.trim()
+    },
+  },
+  {
+    name: 'TESSERA_METRICS_LISTEN',
+    key: 'metricsListen',
+    default: '',
+    help: 'host:port (or port, on HOST) for /metrics, /healthz, /readyz apart from the API; empty = on the API port',
+    parse: (raw, env) => parseListen(raw, env.HOST?.trim() || '127.0.0.1'),
+  },
+  {
+    // Read by the conversion's child process from its inherited environment (pipeline/textures.ts).
+    name: 'TESSERA_CONVERSION_TEXTURES',
+    key: 'conversionTextures',
+    default: 'webp',
+    help: 'webp: textures re-encoded as WebP when smaller; keep: PNG/JPEG kept (viewers without WebP)',
+    parse: (raw) => {
+      const mode = raw.trim().toLowerCase()
+      if (mode !== 'webp' && mode !== 'keep') throw new Error(`"${raw}" is not webp or keep`)
+      return mode
+    },
+  },
+  // Hardening batch 3.
+  {
+    name: 'TESSERA_WEBHOOK_MANAGE_RATE',
+    key: 'webhookManageRate',
+    default: '30',
+    help: 'webhook create, patch and delete calls per account per minute (per process) before 429',
+    parse: integer(1),
+  },
+  {
+    name: 'TESSERA_WEBHOOK_TEST_RATE',
+    key: 'webhookTestRate',
+    default: '10',
+    help: 'webhook test deliveries per account per minute (per process) before 429',
+    parse: integer(1),
+  },
 ]
+
+function parseListen(raw: string, defaultHost: string): { host: string; port: number } | undefined {
+  const text = raw.trim()
+  if (text === '') return undefined
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text)
+  if (!match) throw new Error(`"${raw}" is not host:port or port`)
+  const port = integer(1, 65535)(match[2] ?? '')
+  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? defaultHost, port }
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -273,3 +394,240 @@ export function configHelp(): string {
     '\n',
   )
 }
+
+// --- Scene attribute limits (hardening batch 2). Declaration merging adds the keys to Config, and the
+// variables join the same table, so `loadConfig` validates them once at start-up with the rest.
+export interface Config {
+  /** Attributes one node may hold. */
+  sceneNodeMaxAttributes: number
+  /** Bytes (UTF-8 name + JSON value) of one node's attributes. */
+  sceneNodeMaxBytes: number
+  /** Attributes one file may hold. */
+  sceneFileMaxAttributes: number
+  /** Bytes of all of one file's attributes. */
+  sceneFileMaxBytes: number
+  /** Nodes one attribute write may name. */
+  sceneWriteMaxNodes: number
+  /** Bytes of the nodes one write names, once written (what the write stores and answers). */
+  sceneWriteMaxBytes: number
+  /** Nodes per page of `GET /scene/attributes` (its default and maximum `limit`). */
+  scenePageMaxNodes: number
+  /** A page ends at the first node boundary past this many bytes (it always holds one node). */
+  scenePageMaxBytes: number
+}
+
+VARIABLES.push(
+  {
+    name: 'TESSERA_SCENE_NODE_MAX_ATTRIBUTES',
+    key: 'sceneNodeMaxAttributes',
+    default: '100',
+    help: 'attributes per scene node (more: 413 SCENE_NODE_TOO_LARGE)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_SCENE_NODE_MAX_BYTES',
+    key: 'sceneNodeMaxBytes',
+    default: '64KiB',
+    help: 'bytes of one scene node’s attributes, names and JSON values (more: 413 SCENE_NODE_TOO_LARGE)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_SCENE_FILE_MAX_ATTRIBUTES',
+    key: 'sceneFileMaxAttributes',
+    default: '100000',
+    help: 'scene attributes per file (more: 413 SCENE_FILE_TOO_LARGE)',
+    parse: integer(1),
+  },
+  {
+    name: 'TESSERA_SCENE_FILE_MAX_BYTES',
+    key: 'sceneFileMaxBytes',
+    default: '64MiB',
+    help: 'bytes of one file’s scene attributes (more: 413 SCENE_FILE_TOO_LARGE)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_SCENE_WRITE_MAX_NODES',
+    key: 'sceneWriteMaxNodes',
+    default: '10000',
+    help: 'nodes one attribute write may name (more: 413 SCENE_WRITE_TOO_LARGE)',
+    parse: integer(1, 10_000),
+  },
+  {
+    name: 'TESSERA_SCENE_WRITE_MAX_BYTES',
+    key: 'sceneWriteMaxBytes',
+    default: '4MiB',
+    help: 'bytes of the nodes one attribute write names, once written (more: 413 SCENE_WRITE_TOO_LARGE)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_SCENE_PAGE_MAX_NODES',
+    key: 'scenePageMaxNodes',
+    default: '1000',
+    help: 'nodes per page of GET /scene/attributes (default and maximum limit)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_SCENE_PAGE_MAX_BYTES',
+    key: 'scenePageMaxBytes',
+    default: '2MiB',
+    help: 'a page of GET /scene/attributes ends at the first node past this many bytes',
+    parse: size(1024, '1KiB'),
+  },
+)
+
+// Browsers (cookie sign-in, admin console).
+export interface Config {
+  /** Exact origins (`https://console.example.com`) allowed to call the API cross-origin with credentials. */
+  corsOrigins: string[]
+}
+
+/** Comma-separated exact origins: scheme, host and port only (what a browser sends as `Origin`). */
+function origins(raw: string): string[] {
+  const list = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+  for (const entry of list) {
+    let origin: string
+    try {
+      origin = new URL(entry).origin
+    } catch {
+      throw new Error(`"${entry}" is not an origin (scheme://host[:port])`)
+    }
+    if (origin !== entry || !/^https?:/.test(entry)) {
+      throw new Error(`"${entry}" is not an exact http(s) origin (scheme://host[:port], no path)`)
+    }
+  }
+  return list
+}
+
+VARIABLES.push({
+  name: 'TESSERA_CORS_ORIGINS',
+  key: 'corsOrigins',
+  default: '',
+  help: 'comma-separated origins allowed to call the API from a browser with credentials (CORS); empty = none',
+  parse: origins,
+})
+// --- The live event stream (GET /events/stream, events/stream-hub.ts): bounds on the streams a
+// process holds and on what one slow reader may make it buffer.
+export interface Config {
+  /** Open streams one account may hold per process (more: 429 STREAM_LIMIT_REACHED). */
+  streamsPerAccount: number
+  /** Open streams per process, all accounts together (more: 429 STREAMS_BUSY). */
+  streamsMax: number
+  /** A `: ping` comment this often on every stream. */
+  streamHeartbeatMs: number
+  /** A stream whose unsent bytes pass this is cut off (the reader resumes with Last-Event-ID). */
+  streamBufferLimit: number
+  /** SQLite: how often the hub looks for events committed by other processes on the same file. */
+  streamPollMs: number
+}
+
+VARIABLES.push(
+  {
+    name: 'TESSERA_STREAMS_PER_ACCOUNT',
+    key: 'streamsPerAccount',
+    default: '5',
+    help: 'open event streams per account and process (more: 429 STREAM_LIMIT_REACHED)',
+    parse: integer(1, 10_000),
+  },
+  {
+    name: 'TESSERA_STREAMS_MAX',
+    key: 'streamsMax',
+    default: '1000',
+    help: 'open event streams per process (more: 429 STREAMS_BUSY)',
+    parse: integer(1, 1_000_000),
+  },
+  {
+    name: 'TESSERA_STREAM_HEARTBEAT',
+    key: 'streamHeartbeatMs',
+    default: '15s',
+    help: 'interval of the `: ping` comment on every event stream',
+    parse: duration(10),
+  },
+  {
+    name: 'TESSERA_STREAM_BUFFER_LIMIT',
+    key: 'streamBufferLimit',
+    default: '1MiB',
+    help: 'unsent bytes after which a slow event stream reader is disconnected',
+    parse: size(4096, '4KiB'),
+  },
+  {
+    name: 'TESSERA_STREAM_POLL',
+    key: 'streamPollMs',
+    default: '250ms',
+    help: 'SQLite: how often event streams look for events committed by other processes',
+    parse: duration(10),
+  },
+)
+
+// --- Per-file item limits (hardening batch 4): annotations, configurations and shares of one file,
+// and the pages of the annotation and configuration listings.
+export interface Config {
+  /** Annotations one file may hold. */
+  fileMaxAnnotations: number
+  /** Bytes of the stored text and JSON of one file's annotations. */
+  fileMaxAnnotationBytes: number
+  /** Configurations one file may hold. */
+  fileMaxConfigurations: number
+  /** Bytes of the stored text and JSON of one file's configurations. */
+  fileMaxConfigurationBytes: number
+  /** Accounts one file may be shared with. */
+  fileMaxShares: number
+  /** Items per page of the annotation and configuration listings (their default and maximum `limit`). */
+  itemPageMaxItems: number
+  /** A listing page ends at the first item past this many stored bytes (it always holds one item). */
+  itemPageMaxBytes: number
+}
+
+VARIABLES.push(
+  {
+    name: 'TESSERA_FILE_MAX_ANNOTATIONS',
+    key: 'fileMaxAnnotations',
+    default: '10000',
+    help: 'annotations per file (more: 409 FILE_ITEMS_LIMIT_REACHED)',
+    parse: integer(1, 1_000_000),
+  },
+  {
+    name: 'TESSERA_FILE_MAX_ANNOTATION_BYTES',
+    key: 'fileMaxAnnotationBytes',
+    default: '64MiB',
+    help: 'bytes of one file’s annotations, stored text and JSON (more: 413 FILE_ITEMS_TOO_LARGE)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_FILE_MAX_CONFIGURATIONS',
+    key: 'fileMaxConfigurations',
+    default: '10000',
+    help: 'configurations per file (more: 409 FILE_ITEMS_LIMIT_REACHED)',
+    parse: integer(1, 1_000_000),
+  },
+  {
+    name: 'TESSERA_FILE_MAX_CONFIGURATION_BYTES',
+    key: 'fileMaxConfigurationBytes',
+    default: '64MiB',
+    help: 'bytes of one file’s configurations, stored text and JSON (more: 413 FILE_ITEMS_TOO_LARGE)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_FILE_MAX_SHARES',
+    key: 'fileMaxShares',
+    default: '1000',
+    help: 'accounts one file may be shared with (more: 409 SHARE_LIMIT_REACHED)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_ITEM_PAGE_MAX_ITEMS',
+    key: 'itemPageMaxItems',
+    default: '1000',
+    help: 'items per page of the annotation and configuration listings (default and maximum limit)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_ITEM_PAGE_MAX_BYTES',
+    key: 'itemPageMaxBytes',
+    default: '2MiB',
+    help: 'a page of the annotation and configuration listings ends at the first item past this many bytes',
+    parse: size(1024, '1KiB'),
+  },
+)

@@ -121,3 +121,16 @@ class ByteLimit extends Transform {
     done(null, part)
   }
 }
+
+/**
+ * The OpenAPI responses of a blob download route: 200 with the bytes, 206 for a Range (when the
+ * route honours one), 304 for a matching If-None-Match.
+ */
+export function blobResponses(what: string, mediaType: string, options: { ranges: boolean }) {
+  const content = { [mediaType]: { schema: { type: 'string', format: 'binary' } } }
+  return {
+    200: { description: what, content },
+    ...(options.ranges ? { 206: { description: 'The requested range', content } } : {}),
+    304: { description: 'Not modified (If-None-Match)', type: 'null' },
+  }
+}

@@ -25,6 +25,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   CONFLICT: { status: 409, title: 'Conflict' },
   NOT_READY: { status: 409, title: 'Conflict' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range Not Satisfiable' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
@@ -37,6 +38,24 @@ export const ERRORS = {
   WEBHOOK_LIMIT_REACHED: { status: 409, title: 'Conflict' },
   WEBHOOK_DISABLED: { status: 409, title: 'Conflict' },
   DELIVERY_IN_PROGRESS: { status: 409, title: 'Conflict' },
+  // Scene attribute limits (hardening batch 2): the detail names the limit, its variable and the value.
+  SCENE_NODE_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  SCENE_FILE_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  SCENE_WRITE_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  // Conversion flow: uploads that cannot be converted are refused before anything is kept.
+  UNSUPPORTED_FORMAT: { status: 415, title: 'Unsupported Media Type' },
+  // Browsers (cookie sign-in, admin console).
+  CSRF_REJECTED: { status: 403, title: 'Forbidden' },
+  WRONG_PASSWORD: { status: 403, title: 'Forbidden' },
+  // The live event stream (GET /events/stream): too many open streams for the account, or in the process.
+  STREAM_LIMIT_REACHED: { status: 429, title: 'Too Many Requests' },
+  STREAMS_BUSY: { status: 429, title: 'Too Many Requests' },
+  // Per-file item limits (hardening batch 4): counts are 409 (the file's state refuses: delete one
+  // first, like WEBHOOK_LIMIT_REACHED), bytes 413 (like SCENE_FILE_TOO_LARGE). The detail names the
+  // limit, its variable and the value.
+  FILE_ITEMS_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  FILE_ITEMS_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  SHARE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -44,7 +44,10 @@ export function toAppError(error: FastifyError | Error): AppError | null {
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
     const where = fastifyError.validationContext ?? 'request'
-    return new AppError('VALIDATION_FAILED', `${where}: ${fastifyError.message}`)
+    return new AppError(
+      'VALIDATION_FAILED',
+      `${where}: ${describeValidation(where, fastifyError.validation)}`,
+    )
   }
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined
   if (mapped) return new AppError(mapped, fastifyError.message)
@@ -55,6 +58,44 @@ export function toAppError(error: FastifyError | Error): AppError | null {
     return new AppError(code, fastifyError.message)
   }
   return null
+}
+
+interface SchemaError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/**
+ * One line per field, each naming it: Ajv reports an enumeration (a union of constants) as one
+ * error per allowed value plus one for the union, which read as ten identical complaints; here the
+ * allowed values are listed once. A missing or unknown property is named as the field itself.
+ */
+export function describeValidation(where: string, errors: readonly SchemaError[]): string {
+  const byField = new Map<string, SchemaError[]>()
+  for (const error of errors) {
+    const field = `${where}${error.instancePath}`
+    byField.set(field, [...(byField.get(field) ?? []), error])
+  }
+  const lines = new Set<string>()
+  for (const [field, group] of byField) {
+    const allowed = group
+      .filter((e) => e.keyword === 'const')
+      .map((e) => JSON.stringify(e.params.allowedValue))
+    if (allowed.length > 0) {
+      lines.add(`${field} must be one of ${[...new Set(allowed)].join(', ')}`)
+      continue
+    }
+    for (const error of group) {
+      if (error.keyword === 'required')
+        lines.add(`${field}/${String(error.params.missingProperty)} is required`)
+      else if (error.keyword === 'additionalProperties') {
+        lines.add(`${field}/${String(error.params.additionalProperty)} is not a known field`)
+      } else if (error.keyword !== 'anyOf') lines.add(`${field} ${error.message ?? 'is invalid'}`)
+    }
+  }
+  return lines.size > 0 ? [...lines].join('; ') : `${where} is invalid`
 }
 
 /**
@@ -78,6 +119,18 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
     route.schema.response = response
   })
 
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type')
+    // A page with a policy of its own (the console's, console.ts) keeps it, whether it was set on
+    // the reply or on the raw response by the static file server.
+    const ownPolicy =
+      reply.hasHeader('content-security-policy') || reply.raw.hasHeader('content-security-policy')
+    if (typeof type === 'string' && type.startsWith('text/html') && !ownPolicy) {
+      reply.header('content-security-policy', HTML_CSP)
+    }
+    done(null, payload)
+  })
+
   // PostgreSQL cannot store U+0000 in text, and no name, path, comment or setting needs it: it is
   // refused at the edge, the same on both dialects, instead of failing deep in one of them.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -94,6 +147,9 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
     (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
       const text = typeof body === 'string' ? body : body.toString('utf8')
       if (text.trim() === '') return done(null, undefined)
+      // Before parsing: validation, serialization and our own walks recurse, and thousands of
+      // levels exhaust the stack (a 500); no API body needs more than a few levels.
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(new AppError('VALIDATION_FAILED', TOO_DEEP))
       let parsed: unknown
       try {
         parsed = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
@@ -122,8 +178,56 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
   )
 }
 
+/**
+ * The Content-Security-Policy of every HTML page the server serves (/docs today, the console
+ * later), set in one place: scripts, styles, fonts and API calls from this origin only, images also
+ * as data: URLs (Swagger UI's icons), no plugins, no <base> rewriting, no framing (clickjacking).
+ */
+export const HTML_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
 const NUL_IN_URL = 'The URL must not contain the NUL character (%00).'
 const NUL_IN_BODY = 'Text in the request body must not contain the NUL character (U+0000).'
+
+/** Arrays and objects nested in one another in a JSON body; deeper bodies are refused (400). */
+export const MAX_JSON_DEPTH = 64
+const TOO_DEEP = `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`
+
+/** Does JSON text nest arrays/objects deeper than `limit`? One pass, no recursion, no parse. */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  // Fewer characters than levels: nothing to count.
+  if (text.length <= limit) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > limit) return true
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--
+  }
+  return false
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
 
 /** Does any string or key of a parsed JSON value hold U+0000? */
 function holdsNul(value: unknown): boolean {

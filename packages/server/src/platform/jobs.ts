@@ -37,7 +37,7 @@ export class WakeChannel {
   }
 }
 
-/** Wakes workers of the `jobs` table (conversions): whoever queues a job calls wake in its transaction. */
+/** Wakes workers of the `jobs` table (conversions): enqueueJob (job-queue.ts) wakes it in its transaction. */
 export const jobsChannel = new WakeChannel('tessera_jobs')
 
 /**

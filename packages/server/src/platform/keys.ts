@@ -2,9 +2,10 @@
 // data dir (mode 0600). Whoever holds the private key can mint tokens for any account (the spec's
 // single sign-on), so it is never logged and only its PUBLIC half leaves this module (JWKS).
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose'
+import { makePrivateDir } from './file-modes.ts'
 
 export interface InstanceKeys {
   privateKey: KeyObject
@@ -28,7 +29,7 @@ export async function loadInstanceKeys(options: {
   } else {
     const file = path.join(options.dataDir, GENERATED_KEY_FILE)
     if (!existsSync(file)) {
-      mkdirSync(options.dataDir, { recursive: true })
+      makePrivateDir(options.dataDir)
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
       // `wx` fails if another process created the file meanwhile; then we read theirs.
       try {

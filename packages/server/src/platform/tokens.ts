@@ -10,6 +10,8 @@ import { AppError } from './errors.ts'
 import type { InstanceKeys } from './keys.ts'
 
 export const SESSION_TOKEN_TYP = 'tessera-session+jwt'
+/** How far in the future the `iat` of a token without `exp` may lie (clocks of SSO apps drift). */
+export const CLOCK_SKEW_MS = 60_000
 
 export interface AuthClaims {
   accountId: string
@@ -103,14 +105,17 @@ export class TokenService {
       throw new AppError('AUTH_TOKEN_INVALID', 'The auth token has no account id claim.')
     }
     let expiresAt: number
+    let notBefore = typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0
     if (typeof payload.exp === 'number') {
       expiresAt = payload.exp * 1000
     } else if (typeof payload.iat === 'number') {
       expiresAt = payload.iat * 1000 + this.authTokenTtlMs
+      // Without exp, iat sets the lifetime: an iat in the future would stretch it at will, so
+      // such a token is refused until its iat comes (give or take a small clock skew).
+      notBefore = Math.max(notBefore, payload.iat * 1000 - CLOCK_SKEW_MS)
     } else {
       throw new AppError('AUTH_TOKEN_INVALID', 'The auth token has neither exp nor iat.')
     }
-    const notBefore = typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0
     return { accountId: payload.id, expiresAt, notBefore }
   }
 

@@ -1,4 +1,4 @@
-// Parsers for the human-friendly units of DESIGN.md (durations like `5m`, sizes like `2GiB`).
+// Parsers for the human-friendly units of docs/operations.md (durations like `5m`, sizes like `2GiB`).
 
 const DURATION_UNITS: Record<string, number> = {
   ms: 1,

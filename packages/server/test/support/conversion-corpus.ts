@@ -6,6 +6,7 @@ import { NodeIO } from '@gltf-transform/core'
 import { strToU8, zipSync } from 'fflate'
 import { importMesh } from '../../src/modules/conversion/pipeline/importers/mesh.ts'
 import * as generated from './conversion-models.ts'
+import { ifcRepeatedWindows, repeatedPartsGlb } from './conversion-repeats.ts'
 import { pmndrsGlb, readPackageFile } from './gltf.ts'
 
 export interface CorpusModel {
@@ -24,6 +25,7 @@ export const CORPUS: CorpusModel[] = [
   { name: 'pmndrs.glb', source: '@pmndrs/assets (Draco, JPEG)', load: () => pmndrsGlb('pmndrs') },
   { name: 'car.glb', source: 'generated: 12 nodes, shared meshes', load: carGlb },
   { name: 'pterosaur.glb', source: 'node-stl Pterosaur_FDM as plain GLB', load: pterosaurGlb },
+  { name: 'screws.glb', source: 'generated: 20 parts, a mesh copy each', load: () => repeatedPartsGlb(20) },
   { name: 'car.gltf', source: 'generated: embedded glTF', load: generated.embeddedGltf },
   { name: 'panel.zip', source: 'generated: glTF + .bin + PNG', load: gltfZip },
   { name: 'Pterosaur_FDM.stl', source: 'node-stl (binary, 10 MB)', load: pterosaurStl },
@@ -64,6 +66,11 @@ export const CORPUS: CorpusModel[] = [
     source: 'hand-written IFC4 (test/fixtures)',
     load: async () =>
       new Uint8Array(readFileSync(path.join(import.meta.dirname, '../fixtures/conversion/small-house.ifc'))),
+  },
+  {
+    name: 'windows.ifc',
+    source: 'generated IFC4: 20 windows, one mapped shape',
+    load: async () => ifcRepeatedWindows(20),
   },
 ]
 

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { emitEvent } from '../../src/modules/webhooks/index.ts'
+import { emitEvent } from '../../src/events/index.ts'
 import type { Db } from '../../src/platform/db/index.ts'
 import { runCli } from './process.ts'
 

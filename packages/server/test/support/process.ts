@@ -46,7 +46,8 @@ async function spawnUntil<T>(
     output += d.toString()
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 30_000
+  // Generous: a start on a loaded 2-core machine (tsx compiling, several processes at once) takes long.
+  const deadline = Date.now() + 90_000
   while (Date.now() < deadline) {
     const found = ready(output)
     if (found !== undefined) return { child, output: () => output, exited, found }

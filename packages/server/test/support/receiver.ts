@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { type EmitInput, emitEvent } from '../../src/modules/webhooks/index.ts'
+import { type EmitInput, emitEvent } from '../../src/events/index.ts'
 import type { TestApp } from './harness.ts'
 
 export const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
@@ -28,8 +28,9 @@ export class Receiver {
   base = ''
   #server: Server = createServer((req, res) => void this.#handle(req, res))
 
-  async start(): Promise<void> {
-    this.#server.listen(0, '127.0.0.1')
+  /** Listens on `port` (default: any free one). */
+  async start(port = 0): Promise<void> {
+    this.#server.listen(port, '127.0.0.1')
     await once(this.#server, 'listening')
     this.base = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`
   }

@@ -1,5 +1,13 @@
 // Accounts: who may log in. Other modules use the lookups below.
+export {
+  type AccountsPage,
+  changePassword,
+  listAccountsPage,
+  setPassword,
+  updateEmail,
+} from './changes.ts'
 export { accountRoutes } from './routes.ts'
+export { AccountView } from './schemas.ts'
 export {
   type Account,
   createAccount,
@@ -8,6 +16,6 @@ export {
   findAccountByLogin,
   findAccountsByEmails,
   listAccounts,
-  setDisabled,
+  markAccountDisabled,
   timingDummy,
 } from './service.ts'

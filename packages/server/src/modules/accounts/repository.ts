@@ -1,4 +1,5 @@
 // SQL of the accounts module: accounts and the failed-login counters.
+import { sql } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type { AccountsTable } from '../../platform/db/schema.ts'
 
@@ -50,14 +51,69 @@ export function findLoginFailures(db: Executor, key: string) {
   return db.selectFrom('login_failures').selectAll().where('key', '=', key).executeTakeFirst()
 }
 
-export function putLoginFailures(db: Executor, key: string, windowStart: number, count: number) {
+/**
+ * Reserves one attempt under `key` in a single statement: a fresh window starts at 1, a running one
+ * counts up unless it already holds `limit`. Answers false (nothing written) when the limit is
+ * reached. The upsert locks the row until the caller's transaction ends (PostgreSQL) and SQLite
+ * writes one transaction at a time, so concurrent reservations never overshoot the limit.
+ */
+export async function reserveLoginAttempt(
+  db: Executor,
+  key: string,
+  limit: number,
+  now: number,
+  windowStartAfter: number,
+): Promise<boolean> {
+  const result = await sql<{ count: number }>`
+    insert into login_failures (key, window_start, count) values (${key}, ${now}, 1)
+    on conflict (key) do update set
+      window_start = case when login_failures.window_start <= ${windowStartAfter} then ${now}
+                          else login_failures.window_start end,
+      count = case when login_failures.window_start <= ${windowStartAfter} then 1
+                   else login_failures.count + 1 end
+    where login_failures.window_start <= ${windowStartAfter} or login_failures.count < ${limit}
+    returning count`.execute(db)
+  return result.rows.length > 0
+}
+
+/** Gives back a reservation (a login that succeeded does not count as a failure). */
+export function releaseLoginAttempt(db: Executor, key: string) {
   return db
-    .insertInto('login_failures')
-    .values({ key, window_start: windowStart, count })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ window_start: windowStart, count }))
+    .updateTable('login_failures')
+    .set((eb) => ({ count: eb('count', '-', 1) }))
+    .where('key', '=', key)
+    .where('count', '>', 0)
     .execute()
 }
 
 export function clearLoginFailures(db: Executor, key: string) {
   return db.deleteFrom('login_failures').where('key', '=', key).execute()
+}
+
+export function listAccountsAfter(
+  db: Executor,
+  afterId: string | undefined,
+  limit: number,
+): Promise<AccountRow[]> {
+  let query = db.selectFrom('accounts').selectAll().orderBy('id').limit(limit)
+  if (afterId !== undefined) query = query.where('id', '>', afterId)
+  return query.execute()
+}
+
+export async function setPasswordHash(db: Executor, id: string, passwordHash: string, now: number) {
+  const result = await db
+    .updateTable('accounts')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function setEmail(db: Executor, id: string, email: string, now: number) {
+  const result = await db
+    .updateTable('accounts')
+    .set({ email, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
 }

@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { AUTH_COOKIE, credentialCookie, requireCsrfProof, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { LoginBody, LoginResult } from './schemas.ts'
+import { changePassword } from './changes.ts'
+import { LoginBody, LoginResult, Ok, PasswordBody } from './schemas.ts'
 import { login } from './service.ts'
 
 export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -15,19 +17,52 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
         summary: 'Log in with username and password',
         description:
           'Returns the auth token inside `cookies`. Wrong credentials answer 401 INVALID_CREDENTIALS; ' +
-          'repeated failures per username and IP answer 429 TOO_MANY_REQUESTS with Retry-After.',
+          'repeated failures per username and IP answer 429 TOO_MANY_REQUESTS with Retry-After. With ' +
+          '`cookie: true` (browsers) the token is set as the HttpOnly cookie `jsonwebtoken` instead, ' +
+          'any X-Service-Session cookie is cleared, and the request needs CSRF proof (403 CSRF_REJECTED).',
         body: LoginBody,
         response: { 200: LoginResult },
       },
     },
-    async (request) => {
-      const result = await login(ctx, { ...request.body, ip: request.ip })
-      return {
+    async (request, reply) => {
+      const { cookie, ...credentials } = request.body
+      // Before the password check: a foreign page must not sign a browser in (login CSRF).
+      if (cookie) requireCsrfProof(request, ctx.config.corsOrigins)
+      const result = await login(ctx, { ...credentials, ip: request.ip })
+      const answer = {
         success: true as const,
         email: result.account.email,
         username: result.account.username,
-        cookies: `jsonwebtoken=${result.token}`,
       }
+      if (!cookie) return { ...answer, cookies: `jsonwebtoken=${result.token}` }
+      const maxAge = Math.floor(ctx.config.authTokenTtlMs / 1000)
+      reply.setCookie(AUTH_COOKIE, result.token, credentialCookie(request, 'strict', maxAge))
+      // A session cookie left from an earlier sign-in (perhaps of another account) would not match.
+      if (request.cookies[SESSION_COOKIE] !== undefined) {
+        reply.clearCookie(SESSION_COOKIE, credentialCookie(request, 'lax', 0))
+      }
+      return answer
+    },
+  )
+
+  app.put(
+    '/account/password',
+    {
+      schema: {
+        tags: ['accounts'],
+        operationId: 'changePassword',
+        summary: 'Change your password',
+        description:
+          'Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past ' +
+          'the limit). The new one follows the creation rule (at least 10 characters, else 400). The ' +
+          'session stays valid; auth tokens already issued stay valid until they expire.',
+        body: PasswordBody,
+        response: { 200: Ok },
+      },
+    },
+    async (request) => {
+      await changePassword(ctx, request.auth.accountId, { ...request.body, ip: request.ip })
+      return { success: true as const }
     },
   )
 }

@@ -5,6 +5,13 @@ export const LoginBody = Type.Object(
     // No NUL: PostgreSQL text cannot hold it (the failed-login limit looks the username up).
     username: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000]*$' }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
+    cookie: Type.Optional(
+      Type.Boolean({
+        description:
+          'Browser sign-in: true sets the auth token as the HttpOnly cookie `jsonwebtoken` ' +
+          '(SameSite=Strict) and leaves it out of the answer. Needs CSRF proof like a cookie write.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -13,8 +20,34 @@ export const LoginResult = Type.Object({
   success: Type.Literal(true),
   email: Type.String({ description: 'e-mail of the account' }),
   username: Type.String(),
-  cookies: Type.String({
-    description: 'jsonwebtoken=<AUTH_TOKEN>; the auth token is the part after the first "="',
-    pattern: '^jsonwebtoken=',
-  }),
+  cookies: Type.Optional(
+    Type.String({
+      description:
+        'jsonwebtoken=<AUTH_TOKEN>; the auth token is the part after the first "=". Absent with ' +
+        '`cookie: true` (the token is then only in the HttpOnly cookie, out of reach of scripts).',
+      pattern: '^jsonwebtoken=',
+    }),
+  ),
 })
+
+export const PasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: Type.String({ minLength: 1, maxLength: 1024, description: 'at least 10 characters' }),
+  },
+  { additionalProperties: false },
+)
+
+export const Ok = Type.Object({ success: Type.Literal(true) })
+
+export const AccountView = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    username: Type.String(),
+    isAdmin: Type.Boolean(),
+    disabled: Type.Boolean(),
+    created: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Account', title: 'Account' },
+)

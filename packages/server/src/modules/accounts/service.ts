@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
+import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import * as repo from './repository.ts'
@@ -42,20 +43,31 @@ export function normalize(value: string): string {
   return value.trim().toLowerCase()
 }
 
-export async function createAccount(ctx: AppContext, input: NewAccount): Promise<Account> {
-  const email = normalize(input.email)
-  const username = normalize(input.username)
+/** The e-mail as stored (lower case); 400 when it is not an e-mail address. */
+export function checkedEmail(raw: string): string {
+  const email = normalize(raw)
   if (!EMAIL.test(email) || email.length > 254)
     throw new AppError('VALIDATION_FAILED', 'email is not an e-mail address')
+  return email
+}
+
+/** The rule every new password meets (creation, change, reset). */
+export function checkNewPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new AppError('VALIDATION_FAILED', `password must have at least ${MIN_PASSWORD_LENGTH} characters`)
+  }
+}
+
+export async function createAccount(ctx: AppContext, input: NewAccount): Promise<Account> {
+  const email = checkedEmail(input.email)
+  const username = normalize(input.username)
   if (!USERNAME.test(username)) {
     throw new AppError(
       'VALIDATION_FAILED',
       'username must be 1-64 of a-z 0-9 . _ - and start with a letter or digit',
     )
   }
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('VALIDATION_FAILED', `password must have at least ${MIN_PASSWORD_LENGTH} characters`)
-  }
+  checkNewPassword(input.password)
   const now = Date.now()
   const row: repo.AccountRow = {
     id: newId(now),
@@ -121,8 +133,17 @@ export async function listAccounts(ctx: AppContext): Promise<Account[]> {
   return (await repo.listAccounts(ctx.db.kysely)).map(toAccount)
 }
 
-export async function setDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<boolean> {
-  return repo.setAccountDisabled(ctx.db.kysely, id, disabled, Date.now())
+/**
+ * Sets the disabled flag inside the caller's transaction; answers whether it changed. Disabling as a
+ * whole (ending the sessions, freeing licenses) is the sessions module's `setAccountDisabled`.
+ */
+export function markAccountDisabled(
+  tx: Executor,
+  id: string,
+  disabled: boolean,
+  now: number,
+): Promise<boolean> {
+  return repo.setAccountDisabled(tx, id, disabled, now)
 }
 
 // A real argon2id hash of a random password: verifying against it when the user does not exist
@@ -133,34 +154,51 @@ export function timingDummy(): Promise<string> {
   return dummyHash
 }
 
-/** Failed logins are limited per (username, IP) and, ten times looser, per IP alone. */
+/**
+ * Failed logins are limited per (username, IP); per username across all IPs, ten times looser, so
+ * that spreading a guessing run over many source addresses does not multiply the budget; and per
+ * IP alone, also ten times looser. (The per-username budget lets a determined attacker lock a name
+ * out for one window: the price of capping guesses against it.)
+ */
 function failureKeys(username: string, ip: string): Array<{ key: string; limit: number }> {
   return [
     { key: `user:${username}|ip:${ip}`, limit: 1 },
+    { key: `account:${username}`, limit: 10 },
     { key: `ip:${ip}`, limit: 10 },
   ]
 }
 
-async function checkLoginLimit(ctx: AppContext, username: string, ip: string, now: number): Promise<void> {
+/**
+ * Reserves the attempt under every key BEFORE the password is checked, atomically, so that a burst
+ * of concurrent logins can never run more argon2 checks than the limit allows (reading the count
+ * first and recording the failure after the slow check let every request of a burst through).
+ * The reservation is the failure record; a successful login gives it back.
+ */
+export async function reserveLoginAttempt(ctx: AppContext, username: string, ip: string, now: number) {
   const { loginMaxFailures, loginWindowMs } = ctx.config
-  for (const { key, limit } of failureKeys(username, ip)) {
-    const row = await repo.findLoginFailures(ctx.db.kysely, key)
-    if (row && row.window_start + loginWindowMs > now && row.count >= loginMaxFailures * limit) {
-      const retryAfter = Math.max(1, Math.ceil((row.window_start + loginWindowMs - now) / 1000))
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    // Always the same key order in every transaction: row locks cannot deadlock.
+    for (const { key, limit } of failureKeys(username, ip)) {
+      if (await repo.reserveLoginAttempt(tx, key, loginMaxFailures * limit, now, now - loginWindowMs)) {
+        continue
+      }
+      // Rolling back returns the reservations already taken under the other keys.
+      const row = await repo.findLoginFailures(tx, key)
+      const windowEnd = Number(row?.window_start ?? now) + loginWindowMs
+      const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000))
       throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later.', {
         'retry-after': String(retryAfter),
       })
     }
-  }
+  })
 }
 
-async function recordLoginFailure(ctx: AppContext, username: string, ip: string, now: number): Promise<void> {
+export async function releaseLoginAttempt(ctx: AppContext, username: string, ip: string): Promise<void> {
+  const [pair, ...shared] = failureKeys(username, ip)
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    for (const { key } of failureKeys(username, ip)) {
-      const row = await repo.findLoginFailures(tx, key)
-      const fresh = !row || row.window_start + ctx.config.loginWindowMs <= now
-      await repo.putLoginFailures(tx, key, fresh ? now : row.window_start, fresh ? 1 : row.count + 1)
-    }
+    // A success forgives this pair's failures; the looser budgets only get this attempt back.
+    if (pair) await repo.clearLoginFailures(tx, pair.key)
+    for (const { key } of shared) await repo.releaseLoginAttempt(tx, key)
   })
 }
 
@@ -172,14 +210,14 @@ export interface LoginResult {
 export async function login(ctx: AppContext, input: { username: string; password: string; ip: string }) {
   const username = normalize(input.username)
   const now = Date.now()
-  await checkLoginLimit(ctx, username, input.ip, now)
+  await reserveLoginAttempt(ctx, username, input.ip, now)
   const row = await repo.findAccountByUsername(ctx.db.kysely, username)
   const passwordOk = await verify(row?.password_hash ?? (await timingDummy()), input.password)
+  // A failure keeps its reservation: that is the record of the failed attempt.
   if (!row || !passwordOk || row.disabled === 1) {
-    await recordLoginFailure(ctx, username, input.ip, now)
     throw new AppError('INVALID_CREDENTIALS', 'Wrong username or password.')
   }
-  await repo.clearLoginFailures(ctx.db.kysely, failureKeys(username, input.ip)[0]?.key ?? '')
+  await releaseLoginAttempt(ctx, username, input.ip)
   const token = await ctx.tokens.signAuthToken(row.id)
   return { account: toAccount(row), token } satisfies LoginResult
 }

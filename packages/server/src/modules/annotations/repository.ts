@@ -1,7 +1,9 @@
-// SQL of the annotations module.
-import type { Insertable, Selectable, Updateable } from 'kysely'
+// SQL of the annotations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
+import type { Insertable, Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type { AnnotationsTable } from '../../platform/db/schema.ts'
+
+export const table = 'annotations'
 
 export type AnnotationRow = Selectable<AnnotationsTable> & { author_email: string }
 
@@ -13,34 +15,41 @@ function selectAnnotations(db: Executor) {
     .select('author.email as author_email')
 }
 
-export function findAnnotation(db: Executor, id: string): Promise<AnnotationRow | undefined> {
+export function find(db: Executor, id: string): Promise<AnnotationRow | undefined> {
   return selectAnnotations(db).where('annotations.id', '=', id).executeTakeFirst()
 }
 
-export function listAnnotations(db: Executor, fileId: string): Promise<AnnotationRow[]> {
-  return selectAnnotations(db).where('annotations.file_id', '=', fileId).orderBy('annotations.id').execute()
-}
-
-export function insertAnnotation(db: Executor, row: Insertable<AnnotationsTable>): Promise<unknown> {
-  return db.insertInto('annotations').values(row).execute()
-}
-
-/** Applies the changes if the row is still at `version`; false when it moved on meanwhile. */
-export async function updateAnnotation(
+/** Up to `limit` of a file's annotations, oldest first, after the one with ID `afterId` if given. */
+export function listAfter(
   db: Executor,
-  id: string,
-  version: number,
-  changes: Updateable<AnnotationsTable>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('annotations')
-    .set({ ...changes, version: version + 1 })
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+  fileId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<AnnotationRow[]> {
+  let query = selectAnnotations(db).where('annotations.file_id', '=', fileId)
+  if (afterId !== undefined) query = query.where('annotations.id', '>', afterId)
+  return query.orderBy('annotations.id').limit(limit).execute()
 }
 
-export async function deleteAnnotation(db: Executor, id: string): Promise<void> {
-  await db.deleteFrom('annotations').where('id', '=', id).execute()
+// The text columns that count toward the per-file byte cap (the same list as migration 0015).
+const BYTE_COLUMNS = [
+  'name',
+  'content',
+  'color',
+  'targets',
+  'tags',
+  'read_permissions',
+  'write_permissions',
+  'permissions',
+] as const
+
+/** UTF-8 bytes of the row's stored text and JSON. */
+export function bytesOf(row: AnnotationRow): number {
+  let bytes = 0
+  for (const column of BYTE_COLUMNS) bytes += Buffer.byteLength(row[column] ?? '')
+  return bytes
+}
+
+export function insert(db: Executor, row: Insertable<AnnotationsTable>): Promise<unknown> {
+  return db.insertInto('annotations').values(row).execute()
 }

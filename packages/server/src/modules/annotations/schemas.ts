@@ -58,14 +58,3 @@ export const UpdateAnnotationBody = Type.Object(
   },
   { additionalProperties: false },
 )
-
-export const AnnotationIdInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })
-
-export const ListAnnotationsQuery = Type.Object({ file: Id }, { additionalProperties: false })
-
-const AnnotationRef = Type.Ref('Annotation')
-export const AnnotationAnswer = Type.Object({ success: Type.Literal(true), annotation: AnnotationRef })
-export const AnnotationList = Type.Object({
-  success: Type.Literal(true),
-  annotations: Type.Array(AnnotationRef),
-})

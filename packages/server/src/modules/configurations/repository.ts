@@ -1,7 +1,9 @@
-// SQL of the configurations module.
-import type { Insertable, Selectable, Updateable } from 'kysely'
+// SQL of the configurations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
+import type { Insertable, Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type { ConfigurationsTable } from '../../platform/db/schema.ts'
+
+export const table = 'configurations'
 
 export type ConfigurationRow = Selectable<ConfigurationsTable> & {
   author_email: string
@@ -17,37 +19,32 @@ function selectConfigurations(db: Executor) {
     .select(['author.email as author_email', 'modifier.email as last_modification_author_email'])
 }
 
-export function findConfiguration(db: Executor, id: string): Promise<ConfigurationRow | undefined> {
+export function find(db: Executor, id: string): Promise<ConfigurationRow | undefined> {
   return selectConfigurations(db).where('configurations.id', '=', id).executeTakeFirst()
 }
 
-export function listConfigurations(db: Executor, fileId: string): Promise<ConfigurationRow[]> {
-  return selectConfigurations(db)
-    .where('configurations.file_id', '=', fileId)
-    .orderBy('configurations.id')
-    .execute()
-}
-
-export function insertConfiguration(db: Executor, row: Insertable<ConfigurationsTable>): Promise<unknown> {
-  return db.insertInto('configurations').values(row).execute()
-}
-
-/** Applies the changes if the row is still at `version`; false when it moved on meanwhile. */
-export async function updateConfiguration(
+/** Up to `limit` of a file's configurations, oldest first, after the one with ID `afterId` if given. */
+export function listAfter(
   db: Executor,
-  id: string,
-  version: number,
-  changes: Updateable<ConfigurationsTable>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('configurations')
-    .set({ ...changes, version: version + 1 })
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+  fileId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<ConfigurationRow[]> {
+  let query = selectConfigurations(db).where('configurations.file_id', '=', fileId)
+  if (afterId !== undefined) query = query.where('configurations.id', '>', afterId)
+  return query.orderBy('configurations.id').limit(limit).execute()
 }
 
-export async function deleteConfiguration(db: Executor, id: string): Promise<void> {
-  await db.deleteFrom('configurations').where('id', '=', id).execute()
+// The text columns that count toward the per-file byte cap (the same list as migration 0015).
+const BYTE_COLUMNS = ['name', 'locked_by', 'read_permissions', 'write_permissions', 'settings'] as const
+
+/** UTF-8 bytes of the row's stored text and JSON. */
+export function bytesOf(row: ConfigurationRow): number {
+  let bytes = 0
+  for (const column of BYTE_COLUMNS) bytes += Buffer.byteLength(row[column] ?? '')
+  return bytes
+}
+
+export function insert(db: Executor, row: Insertable<ConfigurationsTable>): Promise<unknown> {
+  return db.insertInto('configurations').values(row).execute()
 }

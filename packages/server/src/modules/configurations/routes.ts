@@ -1,16 +1,9 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { ConfigurationRecord } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { bodyOptional, idOfDelete } from '../../platform/http.ts'
-import { ConfigurationRecord } from '../webhooks/index.ts'
-import {
-  ConfigurationAnswer,
-  ConfigurationIdInput,
-  ConfigurationList,
-  ListConfigurationsQuery,
-  SaveConfigurationBody,
-} from './schemas.ts'
-import { deleteConfiguration, listConfigurations, saveConfiguration } from './service.ts'
+import { ItemRoutes } from '../../platform/item-routes.ts'
+import { SaveConfigurationBody } from './schemas.ts'
+import { configurations, saveConfiguration } from './service.ts'
 
 const PERMISSIONS_NOTE =
   'Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions ' +
@@ -19,64 +12,30 @@ const PERMISSIONS_NOTE =
   'writePermissions to change or delete it (403).'
 
 export async function configurationRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.addSchema(ConfigurationRecord)
-  const tags = ['configurations']
+  const routes = new ItemRoutes(fastify, ctx, {
+    record: ConfigurationRecord,
+    tags: ['configurations'],
+    one: 'configuration',
+    many: 'configurations',
+    permissionsNote: PERMISSIONS_NOTE,
+    items: configurations,
+  })
 
-  app.post(
+  routes.post(
     '/file/configuration/',
     {
-      schema: {
-        tags,
-        summary: 'Create (no _id) or update (with _id) a configuration',
-        description:
-          'Create: `file` is required; every field not given gets its default; emits configuration_created. ' +
-          'Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and ' +
-          'lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no ' +
-          `event); emits configuration_updated {old, new}. ${PERMISSIONS_NOTE}`,
-        body: SaveConfigurationBody,
-        response: { 200: ConfigurationAnswer },
-      },
+      summary: 'Create (no _id) or update (with _id) a configuration',
+      description:
+        'Create: `file` is required; every field not given gets its default; emits configuration_created. ' +
+        'Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and ' +
+        'lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no ' +
+        'event); emits configuration_updated {old, new}.',
+      body: SaveConfigurationBody,
     },
-    async (request) => ({
-      success: true as const,
-      configuration: await saveConfiguration(ctx, request.auth, request.body),
-    }),
+    (auth, body) => saveConfiguration(ctx, auth, body),
   )
 
-  app.delete(
-    '/file/configuration/',
-    {
-      preValidation: bodyOptional,
-      schema: {
-        tags,
-        summary: 'Delete a configuration',
-        description: `The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. Emits configuration_removed. ${PERMISSIONS_NOTE}`,
-        body: ConfigurationIdInput,
-        querystring: ConfigurationIdInput,
-        response: { 200: ConfigurationAnswer },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      configuration: await deleteConfiguration(ctx, request.auth, idOfDelete(request.body, request.query)),
-    }),
-  )
-
-  app.get(
-    '/file/configuration/',
-    {
-      schema: {
-        tags,
-        summary: 'The configurations of a file the caller may see',
-        description: `Oldest first. ${PERMISSIONS_NOTE}`,
-        querystring: ListConfigurationsQuery,
-        response: { 200: ConfigurationList },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      configurations: await listConfigurations(ctx, request.auth, request.query.file),
-    }),
-  )
+  // The spec's one URL for all three: POST saves, DELETE removes, GET lists.
+  routes.delete('/file/configuration/', 'Delete a configuration')
+  routes.list('/file/configuration/', 'The configurations of a file the caller may see')
 }

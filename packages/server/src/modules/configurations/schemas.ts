@@ -82,16 +82,3 @@ export const SaveConfigurationBody = Type.Object(
   },
   { additionalProperties: false },
 )
-
-export const ConfigurationIdInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })
-export const ListConfigurationsQuery = Type.Object({ file: Id }, { additionalProperties: false })
-
-const ConfigurationRef = Type.Ref('Configuration')
-export const ConfigurationAnswer = Type.Object({
-  success: Type.Literal(true),
-  configuration: ConfigurationRef,
-})
-export const ConfigurationList = Type.Object({
-  success: Type.Literal(true),
-  configurations: Type.Array(ConfigurationRef),
-})

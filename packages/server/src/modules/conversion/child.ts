@@ -7,6 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { convertModel } from './pipeline/convert.ts'
 import { ConversionError } from './pipeline/types.ts'
 import type { ChildMessage, ChildRequest } from './protocol.ts'
+import { renderThumbnail } from './thumbnail.ts'
+
+/** The pipeline's 0–100 is shown as 0–90; the thumbnail takes the rest up to 99 (100 = stored). */
+const PIPELINE_SHARE = 0.9
 
 function send(message: ChildMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -15,21 +19,39 @@ function send(message: ChildMessage): Promise<void> {
   })
 }
 
+let lastPercent = -1
+function progress(percent: number): void {
+  const rounded = Math.max(0, Math.min(99, Math.round(percent)))
+  if (rounded <= lastPercent) return
+  lastPercent = rounded
+  void send({ type: 'progress', percent: rounded })
+}
+
 async function run(request: ChildRequest): Promise<ChildMessage> {
   try {
     const bytes = new Uint8Array(await readFile(request.inputPath))
-    let last = -1
-    const result = await convertModel({ name: request.name, bytes }, (percent) => {
-      const rounded = Math.max(0, Math.min(99, Math.round(percent)))
-      if (rounded === last) return
-      last = rounded
-      void send({ type: 'progress', percent: rounded })
-    })
-    await writeFile(request.outputPath, result.glb)
-    return { type: 'converted', tree: result.tree, stats: result.stats }
+    const result = await convertModel({ name: request.name, bytes }, (percent) =>
+      progress(percent * PIPELINE_SHARE),
+    )
+    await writeFile(request.outputPath, result.glb, { mode: 0o600 })
+    progress(92)
+    const thumbnailError = await writeThumbnail(result.glb, request.thumbnailPath)
+    progress(99)
+    const maxRssKb = process.resourceUsage().maxRSS
+    return { type: 'converted', tree: result.tree, stats: result.stats, thumbnailError, maxRssKb }
   } catch (error) {
     if (error instanceof ConversionError) return { type: 'rejected', reason: error.message }
     return { type: 'failed', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) }
+  }
+}
+
+/** A thumbnail failure is a bug for the worker's log, not a failed conversion: answers its detail. */
+async function writeThumbnail(glb: Uint8Array, path: string): Promise<string | null> {
+  try {
+    await writeFile(path, await renderThumbnail(glb), { mode: 0o600 })
+    return null
+  } catch (error) {
+    return error instanceof Error ? (error.stack ?? error.message) : String(error)
   }
 }
 

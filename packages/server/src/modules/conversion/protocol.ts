@@ -6,11 +6,21 @@ export interface ChildRequest {
   /** The uploaded file's name: its extension picks the importer. */
   name: string
   outputPath: string
+  /** Where the PNG thumbnail goes (written after the GLB). */
+  thumbnailPath: string
 }
 
 export type ChildMessage =
   | { type: 'progress'; percent: number }
-  | { type: 'converted'; tree: TreeNode[]; stats: ConversionResult['stats'] }
+  | {
+      type: 'converted'
+      tree: TreeNode[]
+      stats: ConversionResult['stats']
+      /** Why no thumbnail could be made (a bug: logged, the conversion still counts); null when made. */
+      thumbnailError: string | null
+      /** Peak resident memory of the child, in KiB (process.resourceUsage().maxRSS). */
+      maxRssKb: number
+    }
   /** The input cannot be converted (ConversionError): final, `reason` is shown to the user. */
   | { type: 'rejected'; reason: string }
   /** A bug or an environment problem: final, logged with `detail`, never shown to the user. */

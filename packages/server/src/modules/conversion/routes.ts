@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
-import { sendBlob } from '../../platform/downloads.ts'
+import { blobResponses, sendBlob } from '../../platform/downloads.ts'
 import { optimizedDownload, sceneTree } from './access.ts'
 import { FileParams, SceneTreeAnswer } from './schemas.ts'
 
 export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['files']
-  const glb = { 'model/gltf-binary': { schema: { type: 'string', format: 'binary' } } }
 
   app.get(
     '/file/:id/optimized',
@@ -22,11 +21,7 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
           'and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, ' +
           'If-None-Match and a single Range work as for /download.',
         params: FileParams,
-        response: {
-          200: { description: 'The GLB', content: glb },
-          206: { description: 'The requested range', content: glb },
-          304: { description: 'Not modified (If-None-Match)', type: 'null' },
-        },
+        response: blobResponses('The GLB', 'model/gltf-binary', { ranges: true }),
       },
     },
     async (request, reply) => {

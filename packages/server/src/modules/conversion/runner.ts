@@ -3,16 +3,26 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import type { BlobStore } from '../../platform/blobs/index.ts'
 import type { TreeNode } from './pipeline/types.ts'
 import type { ChildMessage, ChildRequest } from './protocol.ts'
+import { CONVERSION_TEMP_PREFIX } from './sweep.ts'
 
 export type RunOutcome =
-  | { kind: 'converted'; glbPath: string; tree: TreeNode[]; triangles: number }
+  | {
+      kind: 'converted'
+      glbPath: string
+      /** null when no thumbnail could be made (`thumbnailError` says why). */
+      thumbnailPath: string | null
+      thumbnailError: string | null
+      tree: TreeNode[]
+      triangles: number
+      /** Peak resident memory of the conversion process, KiB. */
+      maxRssKb: number
+    }
   | { kind: 'rejected'; reason: string }
   | { kind: 'failed'; detail: string }
   /** The process died without an answer (out of memory, killed, native crash): worth a retry. */
@@ -58,11 +68,13 @@ export class ConversionRun {
 
   async #run(): Promise<RunOutcome> {
     const { blobs, blobKey, fileName } = this.options
-    this.#dir = await mkdtemp(join(tmpdir(), 'tessera-convert-'))
+    // Named after this process, so a restart can sweep it if the process dies (sweep.ts).
+    this.#dir = await mkdtemp(CONVERSION_TEMP_PREFIX)
     const request: ChildRequest = {
       inputPath: join(this.#dir, 'input'),
       name: fileName,
       outputPath: join(this.#dir, 'output.glb'),
+      thumbnailPath: join(this.#dir, 'thumbnail.png'),
     }
     await pipeline(await blobs.get(blobKey), createWriteStream(request.inputPath, { mode: 0o600 }))
     if (this.#aborted) return { kind: 'aborted' }
@@ -93,8 +105,15 @@ export class ConversionRun {
       child.on('message', (message: ChildMessage) => {
         if (message.type === 'progress') onProgress(message.percent)
         else if (message.type === 'converted') {
-          const triangles = message.stats.triangles
-          answer = { kind: 'converted', glbPath: request.outputPath, tree: message.tree, triangles }
+          answer = {
+            kind: 'converted',
+            glbPath: request.outputPath,
+            thumbnailPath: message.thumbnailError === null ? request.thumbnailPath : null,
+            thumbnailError: message.thumbnailError,
+            tree: message.tree,
+            triangles: message.stats.triangles,
+            maxRssKb: message.maxRssKb,
+          }
         } else if (message.type === 'rejected') answer = { kind: 'rejected', reason: message.reason }
         else answer = { kind: 'failed', detail: message.detail }
       })

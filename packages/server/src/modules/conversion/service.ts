@@ -3,15 +3,27 @@
 // transaction does not commit — so a file never reads `ready` without its asset and scene tree, and
 // no `file_optimized` goes out for a result that was not stored.
 import { createReadStream } from 'node:fs'
+import type { EventName } from '../../contract/index.ts'
+import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
+import type { Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
+import * as queue from '../../platform/job-queue.ts'
 import { leaseMs } from '../../platform/jobs.ts'
 import { formatDuration } from '../../platform/units.ts'
-import { discardBlob, fileReaderIds, recordOf } from '../files/index.ts'
+import {
+  conversionSource,
+  discardBlob,
+  fileReaderIds,
+  lockFile,
+  markConverting,
+  markFailed,
+  markQueued,
+  markReady,
+  recordOf,
+  reportProgress,
+} from '../files/index.ts'
 import { replaceSceneTree } from '../scene/index.ts'
-import { type EventName, emitEvent } from '../webhooks/index.ts'
-import * as repo from './repository.ts'
 import type { RunOutcome } from './runner.ts'
 
 /** Attempts of one job: the first run and at most 3 retries after crashes. */
@@ -40,30 +52,27 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
   const { db } = ctx
   for (;;) {
     const now = Date.now()
-    let discard: string | null = null
+    let discard: string[] = []
     const step = await db.kysely.transaction().execute(async (tx): Promise<ClaimedJob | 'again' | null> => {
-      const candidate = await repo.nextDueJob(tx, now)
-      if (!candidate) return null
-      // The file's lock comes before any job or file row, in every transaction that touches a
-      // file's jobs (upload, delete, outcome): one lock order, so no deadlock on PostgreSQL. Two
-      // workers after the same job queue here; the second finds it no longer due.
-      await lockResource(db, tx, `tessera.files.${candidate.file_id}`)
-      const job = await repo.lockDueJob(tx, candidate.id, now, db.dialect === 'postgres')
-      if (!job) return 'again'
-      const file = await repo.fileOfJob(tx, job.file_id)
+      // Two workers after the same job queue on its file's lock; the second finds it taken.
+      const job = await queue.lockNextDueJob(db, tx, 'convert', now, ({ fileId }) => lockFile(db, tx, fileId))
+      if (job === null) return null
+      if (job === 'taken') return 'again'
+      const file = await conversionSource(tx, job.file_id)
       if (!file || file.version !== job.file_version) {
-        await repo.deleteJob(tx, job.id)
+        await queue.deleteJob(tx, job.id)
         return 'again'
       }
       if (job.state === 'running' && job.attempts >= MAX_ATTEMPTS) {
         // The last attempt's worker died holding the lease (a crash of the whole process).
         const reason = crashedReason(job.attempts)
         await fail(ctx, tx, { jobId: job.id, fileId: file.id, ownerId: file.owner_id }, reason, now)
-        discard = file.optimized_key
+        discard = derivedKeys(file)
         return 'again'
       }
-      await repo.leaseJob(tx, job.id, workerId, now + leaseMs(ctx.config.conversionTimeoutMs), now)
-      await repo.setFileState(tx, file.id, file.version, { state: 'converting', progress: 0, now })
+      const leaseUntil = now + leaseMs(ctx.config.conversionTimeoutMs)
+      await queue.leaseJob(tx, job.id, { workerId, leaseUntil, now })
+      await markConverting(tx, file.id, file.version, now)
       return {
         jobId: job.id,
         fileId: file.id,
@@ -74,13 +83,13 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
         workerId,
       }
     })
-    if (discard) await discardBlob(ctx, discard)
+    for (const key of discard) await discardBlob(ctx, key)
     if (step !== 'again') return step
   }
 }
 
 export async function recordProgress(ctx: Ctx, job: ClaimedJob, percent: number): Promise<void> {
-  await repo.setProgress(ctx.db.kysely, job.fileId, job.version, percent)
+  await reportProgress(ctx.db.kysely, job.fileId, job.version, percent)
 }
 
 /** Records what a run came to; answers what happened, for logs and tests. */
@@ -119,6 +128,11 @@ function crashedReason(attempts: number): string {
   return `the conversion process crashed ${attempts} times (the model may need more memory than allowed)`
 }
 
+/** The blobs a conversion derived from the file (GLB, thumbnail): replaced or dropped with it. */
+function derivedKeys(file: { optimized_key: string | null; thumbnail_key: string | null }): string[] {
+  return [file.optimized_key, file.thumbnail_key].filter((key): key is string => key !== null)
+}
+
 /**
  * Runs `fn` in a transaction if the job is still ours and still converts the file's current
  * revision; otherwise drops the job (a newer revision or a deletion superseded it) and answers null.
@@ -126,18 +140,18 @@ function crashedReason(attempts: number): string {
 async function whileCurrent<T>(
   ctx: Ctx,
   job: ClaimedJob,
-  fn: (tx: Tx, ownerId: string, oldOptimizedKey: string | null) => Promise<T>,
+  fn: (tx: Tx, ownerId: string, oldKeys: string[]) => Promise<T>,
 ): Promise<T | null> {
   return ctx.db.kysely.transaction().execute(async (tx) => {
-    await lockResource(ctx.db, tx, `tessera.files.${job.fileId}`)
-    const row = await repo.findJob(tx, job.jobId)
+    await lockFile(ctx.db, tx, job.fileId)
+    const row = await queue.findJob(tx, job.jobId)
     if (row?.state !== 'running' || row.leased_by !== job.workerId) return null
-    const file = await repo.fileOfJob(tx, job.fileId)
+    const file = await conversionSource(tx, job.fileId)
     if (!file || file.version !== job.version) {
-      await repo.deleteJob(tx, job.jobId)
+      await queue.deleteJob(tx, job.jobId)
       return null
     }
-    return fn(tx, file.owner_id, file.optimized_key)
+    return fn(tx, file.owner_id, derivedKeys(file))
   })
 }
 
@@ -146,53 +160,68 @@ async function storeConversion(
   job: ClaimedJob,
   outcome: Extract<RunOutcome, { kind: 'converted' }>,
 ): Promise<string> {
-  const key = `optimized/${newId()}.glb`
-  const stored = await ctx.blobs.put(key, createReadStream(outcome.glbPath))
-  let committed: { replaced: string | null } | null
+  const id = newId()
+  const key = `optimized/${id}.glb`
+  const created = [key]
+  let committed: { replaced: string[] } | null
   try {
-    committed = await whileCurrent(ctx, job, async (tx, ownerId, oldKey) => {
+    const stored = await ctx.blobs.put(key, createReadStream(outcome.glbPath))
+    const thumbnail = await storeThumbnail(ctx, job, outcome, `thumbnails/${id}.png`)
+    if (thumbnail.key) created.push(thumbnail.key)
+    committed = await whileCurrent(ctx, job, async (tx, ownerId, oldKeys) => {
       const now = Date.now()
       await replaceSceneTree(tx, job.fileId, outcome.tree)
-      await repo.storeOutcome(tx, job.fileId, {
-        state: 'ready',
-        error: '',
+      await markReady(tx, job.fileId, {
         roots: outcome.tree,
         optimized: { key, size: stored.size, sha256: stored.sha256 },
+        thumbnail: thumbnail.key ? thumbnail : null,
         now,
       })
-      await repo.finishJob(tx, job.jobId, 'done', null, now)
+      await queue.finishJob(tx, job.jobId, { state: 'done', lastError: null, now })
       const record = await recordOf(tx, job.fileId, ownerId)
       // The spec's file_optimized shows `state: "converting"` with the scene tree filled: the
       // record as the optimized asset is stored. GET /file/:id answers `ready` from this commit on.
       await emit(ctx, tx, 'file_optimized', job.fileId, ownerId, { ...record, state: 'converting' })
-      return { replaced: oldKey }
+      return { replaced: oldKeys }
     })
   } catch (error) {
-    await discardBlob(ctx, key)
+    for (const blob of created) await discardBlob(ctx, blob)
     throw error
   }
   if (committed === null) {
-    await discardBlob(ctx, key)
+    for (const blob of created) await discardBlob(ctx, blob)
     return 'superseded'
   }
-  if (committed.replaced) await discardBlob(ctx, committed.replaced)
+  for (const blob of committed.replaced) await discardBlob(ctx, blob)
   return 'ready'
 }
 
+/** Stores the run's thumbnail under `key`; a missing thumbnail is logged, never a failed conversion. */
+async function storeThumbnail(
+  ctx: Ctx,
+  job: ClaimedJob,
+  outcome: Extract<RunOutcome, { kind: 'converted' }>,
+  key: string,
+): Promise<{ key: string | null; size: number; sha256: string }> {
+  if (outcome.thumbnailPath === null) {
+    ctx.log.error({ jobId: job.jobId, fileId: job.fileId, detail: outcome.thumbnailError }, 'no thumbnail')
+    return { key: null, size: 0, sha256: '' }
+  }
+  const stored = await ctx.blobs.put(key, createReadStream(outcome.thumbnailPath))
+  return { key, size: stored.size, sha256: stored.sha256 }
+}
+
 async function finishFailed(ctx: Ctx, job: ClaimedJob, reason: string): Promise<string> {
-  const committed = await whileCurrent(ctx, job, async (tx, ownerId, oldKey) => {
+  const committed = await whileCurrent(ctx, job, async (tx, ownerId, oldKeys) => {
     await fail(ctx, tx, { jobId: job.jobId, fileId: job.fileId, ownerId }, reason, Date.now())
-    return { replaced: oldKey }
+    return { replaced: oldKeys }
   })
   if (committed === null) return 'superseded'
-  if (committed.replaced) await discardBlob(ctx, committed.replaced)
+  for (const blob of committed.replaced) await discardBlob(ctx, blob)
   return 'error'
 }
 
-/**
- * The file ends in `error` with `reason`; what an earlier revision's conversion left (asset, tree
- * roots) is cleared so nothing stale is served. The old blob is removed by the caller after commit.
- */
+/** The file ends in `error` (see markFailed); the old blobs are removed by the caller after commit. */
 async function fail(
   ctx: Ctx,
   tx: Tx,
@@ -200,14 +229,8 @@ async function fail(
   reason: string,
   now: number,
 ): Promise<void> {
-  await repo.storeOutcome(tx, target.fileId, {
-    state: 'error',
-    error: reason,
-    roots: [],
-    optimized: { key: null, size: 0, sha256: '' },
-    now,
-  })
-  await repo.finishJob(tx, target.jobId, 'failed', reason, now)
+  await markFailed(tx, target.fileId, reason, now)
+  await queue.finishJob(tx, target.jobId, { state: 'failed', lastError: reason, now })
   const record = await recordOf(tx, target.fileId, target.ownerId)
   await emit(ctx, tx, 'file_optimization_failed', target.fileId, target.ownerId, record)
 }
@@ -219,13 +242,13 @@ async function requeue(
 ): Promise<string> {
   const done = await whileCurrent(ctx, job, async (tx) => {
     const now = Date.now()
-    await repo.requeueJob(tx, job.jobId, {
+    await queue.requeueJob(tx, job.jobId, {
       runAt: now + how.delayMs,
       lastError: how.lastError,
       giveBackAttempt: how.giveBackAttempt,
       now,
     })
-    await repo.setFileState(tx, job.fileId, job.version, { state: 'queued', progress: 0, now })
+    await markQueued(tx, job.fileId, job.version, now)
     return true
   })
   return done ? 'requeued' : 'superseded'
@@ -243,7 +266,7 @@ async function emit(
     event,
     fileId,
     fileOwnerId: ownerId,
-    readerAccountIds: await fileReaderIds(tx as Executor, fileId),
+    readerAccountIds: await fileReaderIds(tx, fileId),
     data,
   })
 }

@@ -6,11 +6,10 @@ import { randomUUID } from 'node:crypto'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db } from '../../platform/db/index.ts'
 import { jobsChannel, listenForWork } from '../../platform/jobs.ts'
+import { ProgressWriter } from './progress.ts'
 import { ConversionRun } from './runner.ts'
 import { type ClaimedJob, claimNext, recordOutcome, recordProgress } from './service.ts'
-
-/** Progress is written at most this often per job: a number for humans, not a stream. */
-const PROGRESS_EVERY_MS = 1000
+import { CrashRecovery } from './sweep.ts'
 
 export interface ConversionWorkerOptions {
   ctx: Pick<AppContext, 'db' | 'blobs' | 'config' | 'log'>
@@ -30,12 +29,14 @@ export class ConversionWorker {
   #woken = false
   #wakeUp: (() => void) | null = null
   #stopListening: (() => Promise<void>) | null = null
+  readonly #recovery: CrashRecovery
 
   constructor(options: ConversionWorkerOptions) {
     this.#ctx = options.ctx
     this.db = options.ctx.db
     this.#log = options.ctx.log.child({ component: 'conversion-worker' })
     this.#pollMs = options.pollMs ?? 2000
+    this.#recovery = new CrashRecovery(options.ctx, this.id)
   }
 
   start(): void {
@@ -45,7 +46,10 @@ export class ConversionWorker {
       databaseUrl: this.#ctx.config.databaseUrl,
       log: this.#log,
     })
-    this.#loop = this.#run()
+    this.#loop = this.#recovery
+      .start()
+      .catch((err: unknown) => this.#log.error({ err }, 'crash recovery at start failed'))
+      .then(() => this.#run())
   }
 
   /** Stops claiming; running conversions are killed and their jobs go back to the queue as they were. */
@@ -58,6 +62,7 @@ export class ConversionWorker {
     await this.#loop
     for (const { run } of this.#runs.values()) run.abort()
     await Promise.allSettled([...this.#runs.values()].map((entry) => entry.done))
+    await this.#recovery.stop()
   }
 
   wake(): void {
@@ -69,6 +74,7 @@ export class ConversionWorker {
     while (this.#running) {
       this.#woken = false
       try {
+        await this.#recovery.takeOver()
         while (this.#running && this.#runs.size < this.#ctx.config.conversionConcurrency) {
           const job = await claimNext(this.#ctx, this.id)
           if (!job) break
@@ -82,48 +88,52 @@ export class ConversionWorker {
   }
 
   #launch(job: ClaimedJob): void {
-    let lastProgressAt = 0
+    const progress = new ProgressWriter(
+      (percent) => recordProgress(this.#ctx, job, percent),
+      (err: unknown) => this.#log.warn({ err, jobId: job.jobId }, 'could not record conversion progress'),
+    )
     const run = new ConversionRun({
       blobs: this.#ctx.blobs,
       blobKey: job.blobKey,
       fileName: job.fileName,
       timeoutMs: this.#ctx.config.conversionTimeoutMs,
       maxMemoryBytes: this.#ctx.config.conversionMaxMemoryBytes,
-      onProgress: (percent) => {
-        const now = Date.now()
-        if (now - lastProgressAt < PROGRESS_EVERY_MS) return
-        lastProgressAt = now
-        recordProgress(this.#ctx, job, percent).catch((err: unknown) => {
-          this.#log.warn({ err, jobId: job.jobId }, 'could not record conversion progress')
-        })
-      },
+      onProgress: (percent) => progress.report(percent),
     })
     const started = Date.now()
-    const done = this.#finish(job, run, started).finally(() => {
+    const done = this.#finish(job, run, progress, started).finally(() => {
       this.#runs.delete(job.jobId)
       this.wake() // a slot is free
     })
     this.#runs.set(job.jobId, { run, done })
   }
 
-  async #finish(job: ClaimedJob, run: ConversionRun, started: number): Promise<void> {
+  async #finish(
+    job: ClaimedJob,
+    run: ConversionRun,
+    progress: ProgressWriter,
+    started: number,
+  ): Promise<void> {
     try {
       const outcome = await run.outcome.catch((err: unknown) => ({
         // Reading the upload or starting the process failed: an environment problem, retried.
         kind: 'crashed' as const,
         detail: err instanceof Error ? err.message : String(err),
       }))
+      // The outcome's write comes after the last progress write, never before it.
+      await progress.close()
       const result = await recordOutcome(this.#ctx, job, outcome)
-      const triangles = outcome.kind === 'converted' ? outcome.triangles : undefined
+      const { triangles, maxRssKb } = outcome.kind === 'converted' ? outcome : {}
       const ms = Date.now() - started
       this.#log.info(
-        { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms, triangles },
+        { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms, triangles, maxRssKb },
         'conversion finished',
       )
     } catch (err) {
       // The lease runs out and another claim retries the job.
       this.#log.error({ err, jobId: job.jobId }, 'could not record a conversion outcome')
     } finally {
+      await progress.close()
       await run.dispose().catch(() => {})
     }
   }

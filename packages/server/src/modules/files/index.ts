@@ -1,4 +1,5 @@
-// Files: records, directories, uploads and revisions, downloads, sharing and access.
+// Files: records, directories, uploads and revisions, downloads, sharing and access; the locks of a
+// file (one order, see locks.ts) and its conversion state, which the conversion module moves.
 export {
   type AccessibleFile,
   type FileAccess,
@@ -8,13 +9,20 @@ export {
   fileReaders,
   requireFileAccess,
 } from './access.ts'
-export {
-  emitItemEvent,
-  type FileItemKind,
-  type ItemViewer,
-  itemViewer,
-  loadItemForChange,
-} from './items.ts'
+export { FileItems, type ItemCaller } from './items.ts'
+export { lockFile, lockFilePath } from './locks.ts'
 export { fileRoutes } from './routes.ts'
 export { FileRecord } from './schemas.ts'
 export { discardBlob, type FileRecordShape, listFiles, recordOf, toFileRecord } from './service.ts'
+export { refreshRolesOfAccount } from './sharing.ts'
+export {
+  type ConversionSource,
+  conversionSource,
+  markConverting,
+  markFailed,
+  markQueued,
+  markReady,
+  type OptimizedAsset,
+  reportProgress,
+} from './state.ts'
+export type { StoredBytesReader, UploadFormatPolicy } from './upload-format.ts'

@@ -1,85 +1,299 @@
-// Items that live on a file and carry access lists of their own (annotations, configurations): how
-// a caller reaches one to change it, and which readers of the file may hear about it. The file role
-// comes first (no access to the file: 404; viewer: 403 on changes), then the item's own lists.
+// Items that live on a file and carry access lists of their own (annotations, configurations): the
+// one create/list/update/delete skeleton they share. The file role comes first (no access to the
+// file: 404; viewer: 403 on changes), then the item's own lists; every change runs in one
+// transaction with its event. A kind brings what differs: its record, its rights and its SQL.
+//
+// Caps (item-limits.ts): a file holds at most so many items of a kind and so many bytes of them.
+// Every change takes the file's lock (locks.ts) before counting: a create first thing, an update
+// or delete after its item's own lock (item lock, then file lock: nothing takes them the other way
+// round), and before it writes any row, so a file deletion (file lock, then its rows) never waits
+// on a row an item writer holds.
+import type { Insertable, Updateable } from 'kysely'
+import { type EventName, isEventName } from '../../contract/index.ts'
+import { emitEvent } from '../../events/index.ts'
+import type { Config } from '../../platform/config.ts'
 import type { AppContext } from '../../platform/context.ts'
-import type { Executor, Tx } from '../../platform/db/index.ts'
+import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
+import { deleteRow, type RevisedTable, updateRowAt } from '../../platform/db/revised-rows.ts'
+import type { Database } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
-import { type EventName, emitEvent } from '../webhooks/index.ts'
+import { newId } from '../../platform/ids.ts'
+import type { ItemViewer } from '../../platform/item-access.ts'
 import { type FileAccess, fileReaders, requireFileAccess } from './access.ts'
+import { addToItemTotals, checkAndAddToItemTotals, type ItemCaps } from './item-limits.ts'
+import { decodeItemCursor, type ItemPage, type PagedRows, readItemPage } from './item-pages.ts'
+import { lockFile } from './locks.ts'
 
-/** Whom an item's access lists are checked for. */
-export interface ItemViewer {
+/** Who acts on an item. */
+export interface ItemCaller {
   accountId: string
   email: string
-  /** The file's owner (who, like the item's author, has every right). */
-  isOwner: boolean
 }
 
-export interface FileItemKind<Row extends { file_id: string; author_id: string }, Item> {
-  /** What the item is called in messages: 'annotation', 'configuration'. */
-  noun: string
+/** What a viewer may do with an item by its lists (the file role is checked separately). */
+export interface ItemRights {
+  /** The item's author or the file's owner: every right, and the only ones to change the lists. */
+  privileged: boolean
+  read: boolean
+  write: boolean
+  /** May their webhooks hear about this version of the item (none learns what its owner may not see)? */
+  hears: boolean
+}
+
+/** The columns the skeleton reads of an item's row. */
+interface ItemRow {
+  id: string
+  file_id: string
+  author_id: string
+}
+
+/** An item table's SQL: its module's repository.ts. */
+export interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
+  table: T
   find(db: Executor, id: string): Promise<Row | undefined>
-  toItem(row: Row): Item
-  /** May `who` see the item at all? */
-  visible(item: Item, authorId: string, who: ItemViewer): boolean
-  /** May `who`'s webhooks hear about this version of the item? */
-  hears(item: Item, authorId: string, who: ItemViewer): boolean
+  insert(db: Executor, row: Insertable<Database[T]>): Promise<unknown>
 }
 
-export function itemViewer(caller: { accountId: string; email: string }, access: FileAccess): ItemViewer {
+export interface FileItemKind<T extends RevisedTable, Row extends ItemRow, Item, Rights> {
+  /** What the item is called in messages, lock names and events (`<noun>_created`, …). */
+  noun: string
+  rows: ItemRows<T, Row>
+  /** The kind's per-file caps, from the configuration. */
+  caps(config: Config): ItemCaps
+  toItem(row: Row): Item
+  rightsOf(item: Item, authorId: string, who: ItemViewer): Rights
+  /** The item as HTTP answers show it to a viewer with `rights` (default: as it is). */
+  shown?(item: Item, rights: Rights): Item
+  /** The item as the data of its _created event and as each side of its _updated event. */
+  inEvent: { created(item: Item): unknown; updated(item: Item): unknown }
+  /** Throws when `rights` do not allow deleting, beyond writePermissions. */
+  authorizeDelete?(rights: Rights): void
+}
+
+/** A change worked out against the stored item, before any permission check. */
+export interface ItemEdit<T extends RevisedTable, Rights> {
+  /** Nothing differs from what is stored: no new revision, no event. */
+  unchanged: boolean
+  /** The access lists themselves change (only privileged viewers may). */
+  listsChanged: boolean
+  /** Throws when `rights` do not allow this change, beyond writePermissions. */
+  authorize?(rights: Rights): void
+  /** The columns to store, once every check passed. */
+  columns(): Updateable<Database[T]>
+}
+
+function itemViewer(caller: ItemCaller, access: FileAccess): ItemViewer {
   return { accountId: caller.accountId, email: caller.email, isOwner: access.role === 'owner' }
 }
 
-/**
- * The item and the caller's access to its file, for a change: 404 when either is out of the
- * caller's sight (an item they may not see does not exist for them), 403 for a viewer of the file.
- */
-export async function loadItemForChange<Row extends { file_id: string; author_id: string }, Item>(
-  db: Executor,
-  kind: FileItemKind<Row, Item>,
-  caller: { accountId: string; email: string },
-  id: string,
-): Promise<{ row: Row; access: FileAccess; item: Item }> {
-  const notFound = () => new AppError('NOT_FOUND', `No ${kind.noun} ${id}.`)
-  const row = await kind.find(db, id)
-  if (!row) throw notFound()
-  let access: FileAccess
-  try {
-    access = await requireFileAccess(db, caller.accountId, row.file_id, 'read')
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') throw notFound()
-    throw error
-  }
-  const item = kind.toItem(row)
-  if (!kind.visible(item, row.author_id, itemViewer(caller, access))) throw notFound()
-  if (access.role === 'viewer') {
-    throw new AppError('FORBIDDEN', `Your role on this file (viewer) does not allow changing ${kind.noun}s.`)
-  }
-  return { row, access, item }
+function eventOf(noun: string, change: 'created' | 'updated' | 'removed'): EventName {
+  const event = `${noun}_${change}`
+  if (!isEventName(event)) throw new Error(`no event ${event}`)
+  return event
 }
 
-/**
- * Emits an event about the item to the webhooks of the file's owner and of those readers of the
- * file who may hear about every one of `versions` (before and after, for an update): no webhook
- * learns what its owner may not see.
- */
-export async function emitItemEvent<Row extends { file_id: string; author_id: string }, Item>(
-  ctx: AppContext,
-  tx: Tx,
-  kind: FileItemKind<Row, Item>,
-  change: { event: EventName; access: FileAccess; row: Row; versions: Item[]; data: unknown },
-): Promise<void> {
-  const { row, versions } = change
-  const readers = await fileReaders(tx, row.file_id)
-  const audience = readers.filter((reader) => {
-    const who = { accountId: reader.account_id, email: reader.email, isOwner: false }
-    return versions.every((item) => kind.hears(item, row.author_id, who))
-  })
-  await emitEvent(ctx, tx, {
-    event: change.event,
-    fileId: row.file_id,
-    fileOwnerId: change.access.file.owner_id,
-    readerAccountIds: audience.map((reader) => reader.account_id),
-    data: change.data,
-  })
+interface Loaded<Row extends ItemRow, Item, Rights> {
+  row: Row
+  access: FileAccess
+  item: Item
+  rights: Rights
+}
+
+export class FileItems<
+  T extends RevisedTable,
+  Row extends ItemRow,
+  Item extends { __v: number },
+  Rights extends ItemRights,
+> {
+  readonly #kind: FileItemKind<T, Row, Item, Rights>
+
+  constructor(kind: FileItemKind<T, Row, Item, Rights>) {
+    this.#kind = kind
+  }
+
+  /** Creates an item on a file the caller may write (owner or editor), from the row `newRow` builds. */
+  create(
+    ctx: AppContext,
+    caller: ItemCaller,
+    fileId: string,
+    newRow: (id: string, now: number) => Insertable<Database[T]>,
+  ): Promise<Item> {
+    const kind = this.#kind
+    return ctx.db.kysely.transaction().execute(async (tx) => {
+      // The lock first: the file cannot go meanwhile, and creators count one after another.
+      await lockFile(ctx.db, tx, fileId)
+      const access = await requireFileAccess(tx, caller.accountId, fileId, 'write')
+      const now = Date.now()
+      const id = newId(now)
+      await kind.rows.insert(tx, newRow(id, now))
+      const row = await kind.rows.find(tx, id)
+      if (!row) throw new Error(`${kind.noun} vanished after insert`)
+      // A refusal rolls the insert back: nothing is stored, no event.
+      const grows = { items: 1, bytes: kind.rows.bytesOf(row) }
+      await checkAndAddToItemTotals(tx, fileId, kind.noun, kind.caps(ctx.config), grows)
+      const item = kind.toItem(row)
+      await this.#emit(ctx, tx, 'created', {
+        access,
+        row,
+        versions: [item],
+        data: kind.inEvent.created(item),
+      })
+      return item
+    })
+  }
+
+  /**
+   * Changes an item: `check` may refuse the input against the stored item, then `version`, if
+   * given, must be the stored revision, and `plan` works the change out. An unchanged item answers
+   * as it is.
+   */
+  update(
+    ctx: AppContext,
+    caller: ItemCaller,
+    id: string,
+    change: { version: number | undefined; check?(item: Item): void; plan(item: Item): ItemEdit<T, Rights> },
+  ): Promise<Item> {
+    const { version } = change
+    const kind = this.#kind
+    return ctx.db.kysely.transaction().execute(async (tx) => {
+      // Serializes writers of one item so that `old` in the event is what `new` replaced.
+      await lockResource(ctx.db, tx, `tessera.${kind.noun}.${id}`)
+      await this.#lockFileOf(ctx, tx, id)
+      const { row, access, item, rights } = await this.#loadForChange(tx, caller, id)
+      change.check?.(item)
+      if (version !== undefined && version !== item.__v) {
+        throw new AppError('CONFLICT', `The ${kind.noun} is at revision ${item.__v}, not ${version}.`)
+      }
+      const edit = change.plan(item)
+      if (edit.unchanged) return this.#shown(item, rights)
+      this.#requireWrite(rights)
+      edit.authorize?.(rights)
+      if (edit.listsChanged && !rights.privileged) {
+        throw new AppError(
+          'FORBIDDEN',
+          `Only the ${kind.noun}'s author and the file's owner may change its permissions.`,
+        )
+      }
+      if (!(await updateRowAt(tx, kind.rows.table, id, item.__v, edit.columns()))) {
+        throw new AppError('CONFLICT', `The ${kind.noun} changed meanwhile; read it again.`)
+      }
+      const updatedRow = await kind.rows.find(tx, id)
+      if (!updatedRow) throw new Error(`${kind.noun} vanished after update`)
+      const grows = { items: 0, bytes: kind.rows.bytesOf(updatedRow) - kind.rows.bytesOf(row) }
+      await checkAndAddToItemTotals(tx, row.file_id, kind.noun, kind.caps(ctx.config), grows)
+      const updated = kind.toItem(updatedRow)
+      const data = { old: kind.inEvent.updated(item), new: kind.inEvent.updated(updated) }
+      await this.#emit(ctx, tx, 'updated', { access, row, versions: [item, updated], data })
+      return this.#shown(updated, kind.rightsOf(updated, row.author_id, itemViewer(caller, access)))
+    })
+  }
+
+  /** Deletes an item; answers it as it was. */
+  remove(ctx: AppContext, caller: ItemCaller, id: string): Promise<Item> {
+    const kind = this.#kind
+    return ctx.db.kysely.transaction().execute(async (tx) => {
+      await lockResource(ctx.db, tx, `tessera.${kind.noun}.${id}`)
+      await this.#lockFileOf(ctx, tx, id)
+      const { row, access, item, rights } = await this.#loadForChange(tx, caller, id)
+      this.#requireWrite(rights)
+      kind.authorizeDelete?.(rights)
+      await deleteRow(tx, kind.rows.table, id)
+      await addToItemTotals(tx, row.file_id, kind.noun, { items: -1, bytes: -kind.rows.bytesOf(row) })
+      await this.#emit(ctx, tx, 'removed', { access, row, versions: [item], data: item })
+      return this.#shown(item, rights)
+    })
+  }
+
+  /**
+   * One page of the items of a file the caller may see, oldest first, as shown to them (see
+   * item-pages.ts), after the item of `cursor` if given. `limit` is capped at
+   * TESSERA_ITEM_PAGE_MAX_ITEMS, which is also the page size without it.
+   */
+  async list(
+    ctx: AppContext,
+    caller: ItemCaller,
+    fileId: string,
+    paging: { limit?: number; cursor?: string } = {},
+  ): Promise<ItemPage<Item>> {
+    const db = ctx.db.kysely
+    const access = await requireFileAccess(db, caller.accountId, fileId, 'read')
+    const afterId = paging.cursor === undefined ? undefined : decodeItemCursor(paging.cursor)
+    const { itemPageMaxItems: max, itemPageMaxBytes: maxBytes } = ctx.config
+    const maxItems = Math.min(paging.limit ?? max, max)
+    const who = itemViewer(caller, access)
+    return readItemPage(db, fileId, this.#kind.rows, { afterId, maxItems, maxBytes }, (row) => {
+      const item = this.#kind.toItem(row)
+      const rights = this.#kind.rightsOf(item, row.author_id, who)
+      return rights.read ? this.#shown(item, rights) : undefined
+    })
+  }
+
+  /** Takes the lock of the item's file (see the top of this file); an unknown item is left to #loadForChange. */
+  async #lockFileOf(ctx: AppContext, tx: Tx, id: string): Promise<void> {
+    const row = await this.#kind.rows.find(tx, id)
+    if (row) await lockFile(ctx.db, tx, row.file_id)
+  }
+
+  #shown(item: Item, rights: Rights): Item {
+    return this.#kind.shown ? this.#kind.shown(item, rights) : item
+  }
+
+  #requireWrite(rights: Rights): void {
+    if (!rights.write) {
+      throw new AppError('FORBIDDEN', `The ${this.#kind.noun}'s writePermissions do not include you.`)
+    }
+  }
+
+  /**
+   * The item, the caller's access to its file and their rights on it, for a change: 404 when either
+   * is out of the caller's sight (an item they may not see does not exist for them), 403 for a viewer.
+   */
+  async #loadForChange(db: Executor, caller: ItemCaller, id: string): Promise<Loaded<Row, Item, Rights>> {
+    const kind = this.#kind
+    const notFound = () => new AppError('NOT_FOUND', `No ${kind.noun} ${id}.`)
+    const row = await kind.rows.find(db, id)
+    if (!row) throw notFound()
+    let access: FileAccess
+    try {
+      access = await requireFileAccess(db, caller.accountId, row.file_id, 'read')
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') throw notFound()
+      throw error
+    }
+    const item = kind.toItem(row)
+    const rights = kind.rightsOf(item, row.author_id, itemViewer(caller, access))
+    if (!rights.read) throw notFound()
+    if (access.role === 'viewer') {
+      throw new AppError(
+        'FORBIDDEN',
+        `Your role on this file (viewer) does not allow changing ${kind.noun}s.`,
+      )
+    }
+    return { row, access, item, rights }
+  }
+
+  /**
+   * Emits an event about the item to the webhooks of the file's owner and of those readers of the
+   * file who may hear about every one of `versions` (before and after, for an update).
+   */
+  async #emit(
+    ctx: AppContext,
+    tx: Tx,
+    change: 'created' | 'updated' | 'removed',
+    about: { access: FileAccess; row: Row; versions: Item[]; data: unknown },
+  ): Promise<void> {
+    const { row, versions } = about
+    const readers = await fileReaders(tx, row.file_id)
+    const audience = readers.filter((reader) => {
+      const who = { accountId: reader.account_id, email: reader.email, isOwner: false }
+      return versions.every((item) => this.#kind.rightsOf(item, row.author_id, who).hears)
+    })
+    await emitEvent(ctx, tx, {
+      event: eventOf(this.#kind.noun, change),
+      fileId: row.file_id,
+      fileOwnerId: about.access.file.owner_id,
+      readerAccountIds: audience.map((reader) => reader.account_id),
+      data: about.data,
+    })
+  }
 }

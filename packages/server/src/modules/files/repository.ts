@@ -1,40 +1,46 @@
 // SQL of the files module.
+import type { Insertable } from 'kysely'
 import { type Executor, precompiled } from '../../platform/db/index.ts'
-import type { FileSharesTable, FilesTable, JobsTable } from '../../platform/db/schema.ts'
+import type { FileSharesTable, FilesTable } from '../../platform/db/schema.ts'
+
+/**
+ * The columns a file record shows, not `files.*`: fewer columns make SQLite's statement preparation
+ * (paid on every call) measurably cheaper. Listings select these plus the two e-mails.
+ */
+export const FILE_RECORD_COLUMNS = [
+  'files.id',
+  'files.parent',
+  'files.key',
+  'files.name',
+  'files.size',
+  'files.state',
+  'files.error',
+  'files.progress',
+  'files.bucket',
+  'files.share_token',
+  'files.is_link',
+  'files.allow_live_public_meetings',
+  'files.roles',
+  'files.attributes',
+  'files.scene_tree_names',
+  'files.scene_tree_roots',
+  'files.favorited_by',
+  'files.type',
+  'files.created_at',
+  'files.updated_at',
+  'files.revision_date',
+  'files.version',
+  'files.thumbnail_key',
+  'owner.email as owner_email',
+  'uploader.email as user_email',
+] as const
 
 const directory = precompiled((db, ownerId: string, parent: string) =>
   db
     .selectFrom('files')
     .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
     .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
-    // The columns a file record shows, not `files.*`: fewer columns make SQLite's statement
-    // preparation (paid on every call) measurably cheaper.
-    .select([
-      'files.id',
-      'files.parent',
-      'files.key',
-      'files.name',
-      'files.size',
-      'files.state',
-      'files.error',
-      'files.progress',
-      'files.bucket',
-      'files.share_token',
-      'files.is_link',
-      'files.allow_live_public_meetings',
-      'files.roles',
-      'files.attributes',
-      'files.scene_tree_names',
-      'files.scene_tree_roots',
-      'files.favorited_by',
-      'files.type',
-      'files.created_at',
-      'files.updated_at',
-      'files.revision_date',
-      'files.version',
-      'owner.email as owner_email',
-      'uploader.email as user_email',
-    ])
+    .select(FILE_RECORD_COLUMNS)
     .where('files.owner_id', '=', ownerId)
     .where('files.parent', '=', parent)
     .orderBy('files.name'),
@@ -47,22 +53,26 @@ export function listDirectory(db: Executor, ownerId: string, parent: string) {
 
 export type FileRowWithEmails = Awaited<ReturnType<typeof listDirectory>>[number]
 
-/** The file with owner/uploader e-mails and the caller's share role, if the caller may see it. */
-export function findFileForAccount(db: Executor, fileId: string, accountId: string) {
-  return db
+// Every request about one file starts here (precompiled: a named statement on PostgreSQL). The
+// account is a parameter three times, hence the three arguments.
+const fileForAccount = precompiled((db, joinAccount: string, fileId: string, owner: string, sharee: string) =>
+  db
     .selectFrom('files')
     .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
     .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
     .leftJoin('file_shares', (join) =>
-      join.onRef('file_shares.file_id', '=', 'files.id').on('file_shares.account_id', '=', accountId),
+      join.onRef('file_shares.file_id', '=', 'files.id').on('file_shares.account_id', '=', joinAccount),
     )
     .selectAll('files')
     .select(['owner.email as owner_email', 'uploader.email as user_email', 'file_shares.role as share_role'])
     .where('files.id', '=', fileId)
-    .where((eb) =>
-      eb.or([eb('files.owner_id', '=', accountId), eb('file_shares.account_id', '=', accountId)]),
-    )
-    .executeTakeFirst()
+    .where((eb) => eb.or([eb('files.owner_id', '=', owner), eb('file_shares.account_id', '=', sharee)])),
+)
+
+/** The file with owner/uploader e-mails and the caller's share role, if the caller may see it. */
+export async function findFileForAccount(db: Executor, fileId: string, accountId: string) {
+  const rows = await fileForAccount(db, accountId, fileId, accountId, accountId)
+  return rows[0]
 }
 
 /** Accounts a file is shared with (the owner is not listed). */
@@ -76,6 +86,17 @@ export function listShares(db: Executor, fileId: string) {
     .execute()
 }
 
+/** IDs of the files shared with an account, in ID order. */
+export async function filesSharedWith(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('file_shares')
+    .select('file_id')
+    .where('account_id', '=', accountId)
+    .orderBy('file_id')
+    .execute()
+  return rows.map((row) => row.file_id)
+}
+
 /** The caller's own file at a path (uploads there become revisions of it). */
 export function findOwnFileByKey(db: Executor, ownerId: string, key: string) {
   return db
@@ -86,7 +107,7 @@ export function findOwnFileByKey(db: Executor, ownerId: string, key: string) {
     .executeTakeFirst()
 }
 
-export function insertFile(db: Executor, row: FilesTable): Promise<unknown> {
+export function insertFile(db: Executor, row: Insertable<FilesTable>): Promise<unknown> {
   return db.insertInto('files').values(row).execute()
 }
 
@@ -124,26 +145,18 @@ export function updateRevision(db: Executor, fileId: string, update: RevisionUpd
     .executeTakeFirst()
 }
 
-export function insertJob(db: Executor, row: JobsTable): Promise<unknown> {
-  return db.insertInto('jobs').values(row).execute()
-}
-
-/** Queued jobs of an older revision are superseded by the new one (running ones check `file_version`). */
-export function deleteQueuedJobs(db: Executor, fileId: string, kind: string): Promise<unknown> {
-  return db
-    .deleteFrom('jobs')
-    .where('file_id', '=', fileId)
-    .where('kind', '=', kind)
-    .where('state', '=', 'queued')
-    .execute()
-}
-
-/** Removes a file with its shares and jobs; answers the blob keys to remove once this commits. */
+/** Removes a file with its shares (its jobs are dropped first); answers the blob keys to remove once this commits. */
 export async function deleteFile(db: Executor, fileId: string): Promise<string[]> {
-  await db.deleteFrom('jobs').where('file_id', '=', fileId).execute()
   await db.deleteFrom('file_shares').where('file_id', '=', fileId).execute()
-  const rows = await db.deleteFrom('files').where('id', '=', fileId).returning(['blob_key']).execute()
-  return rows.map((row) => row.blob_key)
+  const rows = await db
+    .deleteFrom('files')
+    .where('id', '=', fileId)
+    .returning(['blob_key', 'optimized_key', 'thumbnail_key'])
+    .execute()
+  // The derived blobs go too: nothing else references them.
+  return rows
+    .flatMap((row) => [row.blob_key, row.optimized_key, row.thumbnail_key])
+    .filter((key): key is string => typeof key === 'string')
 }
 
 export function upsertShare(db: Executor, row: FileSharesTable): Promise<unknown> {
@@ -168,6 +181,97 @@ export function setRoles(db: Executor, fileId: string, roles: string, now: numbe
   return db
     .updateTable('files')
     .set((eb) => ({ roles, updated_at: now, version: eb('version', '+', 1) }))
+    .where('id', '=', fileId)
+    .execute()
+}
+
+// ---------------------------------------------------------------------------------------------
+// What conversion derives from a revision (see state.ts)
+
+/** What a conversion reads of the file it converts. */
+export function findConversionSource(db: Executor, fileId: string) {
+  return db
+    .selectFrom('files')
+    .select(['id', 'owner_id', 'name', 'version', 'blob_key', 'optimized_key', 'thumbnail_key'])
+    .where('id', '=', fileId)
+    .executeTakeFirst()
+}
+
+/**
+ * State of revision `version` (no-op once a newer revision exists). Progress is left as it is: a
+ * retry of the same revision holds what readers saw (only a new revision starts again at 0).
+ */
+export function setRevisionState(
+  db: Executor,
+  fileId: string,
+  version: number,
+  update: { state: string; now: number },
+): Promise<unknown> {
+  return db
+    .updateTable('files')
+    .set({ state: update.state, updated_at: update.now })
+    .where('id', '=', fileId)
+    .where('version', '=', version)
+    .execute()
+}
+
+/**
+ * Progress while converting; never moves a file that left `converting`, and never lowers it (a
+ * retried run climbs again from 0 unseen until it passes what the earlier run had reached).
+ */
+export function setConvertingProgress(
+  db: Executor,
+  fileId: string,
+  version: number,
+  progress: number,
+): Promise<unknown> {
+  return db
+    .updateTable('files')
+    .set({ progress })
+    .where('id', '=', fileId)
+    .where('version', '=', version)
+    .where('state', '=', 'converting')
+    .where('progress', '<', progress)
+    .execute()
+}
+
+export interface OptimizedAsset {
+  key: string | null
+  size: number
+  sha256: string
+}
+
+/** The end of a conversion: state, error, scene tree roots and optimized asset in one update. */
+export function storeConversionOutcome(
+  db: Executor,
+  fileId: string,
+  update: {
+    state: 'ready' | 'error'
+    error: string
+    /** The scene's root nodes: their IDs and names fill sceneTreeRoots / sceneTreeNames. */
+    roots: readonly { id: string; name: string }[]
+    optimized: OptimizedAsset
+    /** The PNG made beside the GLB (all empty when there is none). */
+    thumbnail: OptimizedAsset
+    now: number
+  },
+): Promise<unknown> {
+  return db
+    .updateTable('files')
+    .set({
+      state: update.state,
+      error: update.error,
+      progress: update.state === 'ready' ? 100 : 0,
+      scene_tree_names: JSON.stringify(update.roots.map((node) => node.name)),
+      scene_tree_roots: JSON.stringify(update.roots.map((node) => node.id)),
+      optimized_key: update.optimized.key,
+      optimized_size: update.optimized.size,
+      optimized_sha256: update.optimized.sha256,
+      thumbnail_key: update.thumbnail.key,
+      thumbnail_size: update.thumbnail.size,
+      thumbnail_sha256: update.thumbnail.sha256,
+      updated_at: update.now,
+    })
     .where('id', '=', fileId)
     .execute()
 }

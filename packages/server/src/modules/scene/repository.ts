@@ -102,18 +102,69 @@ export async function deleteAttributes(
   }
 }
 
-/** Attribute rows of the file, or only of the given nodes. */
-export async function listAttributes(db: Executor, fileId: string, nodeIds?: readonly string[]) {
-  const base = db
+/** Attribute rows of the given nodes (at most CHUNK of them: callers page through longer lists). */
+export function listNodeAttributes(db: Executor, fileId: string, nodeIds: readonly string[]) {
+  if (nodeIds.length > CHUNK) throw new Error(`listNodeAttributes: ${nodeIds.length} nodes, at most ${CHUNK}`)
+  return db
     .selectFrom('scene_attributes')
     .select(['node_id', 'name', 'value'])
     .where('file_id', '=', fileId)
+    .where('node_id', 'in', nodeIds)
     .orderBy('node_id')
     .orderBy('name')
-  if (nodeIds === undefined) return base.execute()
-  const rows = []
-  for (const part of chunks(nodeIds)) rows.push(...(await base.where('node_id', 'in', part).execute()))
-  return rows
+    .execute()
+}
+
+export const NODES_PER_QUERY = CHUNK
+
+/** Up to `limit` attribute rows of the file after the row `after` (or after every row of node `after.node_id`). */
+export function attributeRowsAfter(
+  db: Executor,
+  fileId: string,
+  after: { node_id: string; name?: string } | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('scene_attributes')
+    .select(['node_id', 'name', 'value'])
+    .where('file_id', '=', fileId)
+  if (after?.name !== undefined) {
+    const { node_id, name } = after
+    // A row-value comparison, not `a > x or (a = x and b > y)`: both dialects seek the primary key with it.
+    query = query.where((eb) => eb(eb.refTuple('node_id', 'name'), '>', eb.tuple(node_id, name)))
+  } else if (after) query = query.where('node_id', '>', after.node_id)
+  return query.orderBy('node_id').orderBy('name').limit(limit).execute()
+}
+
+/**
+ * The file's attribute totals, its row locked until the transaction ends (PostgreSQL: the upsert
+ * takes the row lock; SQLite: write transactions run one at a time), so concurrent writes to one
+ * file check their caps one after another.
+ */
+export async function lockAttributeTotals(db: Executor, fileId: string) {
+  return db
+    .insertInto('scene_attribute_totals')
+    .values({ file_id: fileId, attributes: 0, bytes: 0 })
+    .onConflict((oc) =>
+      oc.column('file_id').doUpdateSet((eb) => ({ attributes: eb.ref('scene_attribute_totals.attributes') })),
+    )
+    .returning(['attributes', 'bytes'])
+    .executeTakeFirstOrThrow()
+}
+
+export async function addToAttributeTotals(
+  db: Executor,
+  fileId: string,
+  delta: { attributes: number; bytes: number },
+): Promise<void> {
+  await db
+    .updateTable('scene_attribute_totals')
+    .set((eb) => ({
+      attributes: eb('attributes', '+', delta.attributes),
+      bytes: eb('bytes', '+', delta.bytes),
+    }))
+    .where('file_id', '=', fileId)
+    .execute()
 }
 
 export function listSceneNodes(db: Executor, fileId: string): Promise<SceneNodeRow[]> {

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
-import { AttributesAnswer, AttributesQuery, WriteAttributesBody } from './schemas.ts'
+import { AttributesAnswer, AttributesPageAnswer, AttributesQuery, WriteAttributesBody } from './schemas.ts'
 import { readAttributes, writeAttributes } from './service.ts'
 
 export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -39,14 +39,26 @@ export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
     {
       schema: {
         tags,
-        summary: 'All scene attributes of a file',
+        summary: 'Scene attributes of a file, a page of nodes at a time',
+        description:
+          'Nodes in node ID order, at most `limit` (default and maximum TESSERA_SCENE_PAGE_MAX_NODES, ' +
+          '1000) per page, and a page ends at the first node past TESSERA_SCENE_PAGE_MAX_BYTES (2 MiB). ' +
+          'Pass `nextCursor` as `cursor` for the next page; null on the last page. A call without ' +
+          '`limit` and `cursor` whose file fits one page answers without `nextCursor`.',
         querystring: AttributesQuery,
-        response: { 200: AttributesAnswer },
+        response: { 200: AttributesPageAnswer },
       },
     },
-    async (request) => ({
-      success: true as const,
-      nodeIdToAttributes: await readAttributes(ctx, request.auth, request.query.file),
-    }),
+    async (request) => {
+      const { file, limit, cursor } = request.query
+      const paged = { limit: limit === undefined ? undefined : Number(limit), cursor }
+      const page = await readAttributes(ctx, request.auth, file, paged)
+      const paging = limit !== undefined || cursor !== undefined || page.nextCursor !== null
+      return {
+        success: true as const,
+        nodeIdToAttributes: page.nodeIdToAttributes,
+        ...(paging ? { nextCursor: page.nextCursor } : {}),
+      }
+    },
   )
 }

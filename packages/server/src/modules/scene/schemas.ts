@@ -1,6 +1,5 @@
 import { Type } from 'typebox'
-import { ID_PATTERN } from '../../platform/ids.ts'
-import { NodeIdToAttributes } from '../webhooks/index.ts'
+import { ID_PATTERN, NodeIdToAttributes } from '../../contract/index.ts'
 
 export const MAX_NODES_PER_WRITE = 10_000
 export const MAX_ATTRIBUTES_PER_NODE = 256
@@ -26,9 +25,39 @@ export const WriteAttributesBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const AttributesQuery = Type.Object({ file: FileId }, { additionalProperties: false })
+export const AttributesQuery = Type.Object(
+  {
+    file: FileId,
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,8}$',
+        description: 'nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000)',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]+$',
+        maxLength: 4096,
+        description: 'nextCursor of the previous page (opaque)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 export const AttributesAnswer = Type.Object({
   success: Type.Literal(true),
   nodeIdToAttributes: NodeIdToAttributes,
+})
+
+export const AttributesPageAnswer = Type.Object({
+  success: Type.Literal(true),
+  nodeIdToAttributes: NodeIdToAttributes,
+  nextCursor: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'cursor of the next page, null on the last one; left out when the call names neither limit ' +
+        'nor cursor and every attribute fits the first page (the answer of clients that do not page)',
+    }),
+  ),
 })

@@ -6,11 +6,14 @@
 // writes naming a node outside it are refused with 400 UNKNOWN_NODE. Until then (no tree yet: not
 // converted, or converted before trees were stored) any node ID is accepted, so clients can
 // annotate a model while it converts.
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { fileReaderIds, requireFileAccess } from '../files/index.ts'
-import { emitEvent } from '../webhooks/index.ts'
+import { WritePlanner } from './limits.ts'
+import { type AttributesPage, decodeCursor, readAttributePage } from './pages.ts'
 import * as repo from './repository.ts'
 
 export type NodeIdToAttributes = Record<string, Record<string, unknown>>
@@ -20,19 +23,18 @@ export interface Caller {
   email: string
 }
 
-/** Rows → node ID → attribute name → value, nodes in the order asked (or sorted). */
-function toMap(rows: { node_id: string; name: string; value: string }[], nodeIds?: readonly string[]) {
+/** Rows → node ID → attribute name → value, nodes in the order asked. */
+function toMap(rows: { node_id: string; name: string; value: string }[], nodeIds: readonly string[]) {
   const byNode = new Map<string, [string, unknown][]>()
-  for (const id of nodeIds ?? []) byNode.set(id, [])
+  for (const id of nodeIds) byNode.set(id, [])
   for (const row of rows) {
     const list = byNode.get(row.node_id) ?? []
     list.push([row.name, JSON.parse(row.value) as unknown])
     byNode.set(row.node_id, list)
   }
   // Object.fromEntries defines own properties, so no node or attribute name can touch a prototype.
-  const nodes = nodeIds ? [...byNode.keys()] : [...byNode.keys()].sort()
   return Object.fromEntries(
-    nodes.map((id) => [id, Object.fromEntries(byNode.get(id) ?? [])]),
+    [...byNode.keys()].map((id) => [id, Object.fromEntries(byNode.get(id) ?? [])]),
   ) as NodeIdToAttributes
 }
 
@@ -59,17 +61,17 @@ export async function writeAttributes(
         )
       }
     }
-    const upserts: repo.AttributeWrite[] = []
-    const removals: { node_id: string; name: string }[] = []
-    for (const [nodeId, attributes] of Object.entries(written)) {
-      for (const [name, value] of Object.entries(attributes)) {
-        if (value === null) removals.push({ node_id: nodeId, name })
-        else upserts.push({ node_id: nodeId, name, value: JSON.stringify(value) })
-      }
+    const plan = new WritePlanner(ctx.config, written)
+    const totals = await repo.lockAttributeTotals(tx, fileId)
+    for (const part of nodeParts(nodeIds)) {
+      plan.addNodes(part, await repo.listNodeAttributes(tx, fileId, part))
+      await nextTurn()
     }
+    plan.checkFile(totals)
     const now = Date.now()
-    await repo.upsertAttributes(tx, fileId, upserts, caller.accountId, now)
-    await repo.deleteAttributes(tx, fileId, removals)
+    await repo.upsertAttributes(tx, fileId, plan.upserts, caller.accountId, now)
+    await repo.deleteAttributes(tx, fileId, plan.removals)
+    await repo.addToAttributeTotals(tx, fileId, { attributes: plan.attributesDelta, bytes: plan.bytesDelta })
     await emitEvent(ctx, tx, {
       event: 'attribute_updated',
       fileId,
@@ -78,18 +80,34 @@ export async function writeAttributes(
       data: { user: { email: caller.email }, nodeIdToAttributes: written },
       runTimestamp: now,
     })
-    return toMap(await repo.listAttributes(tx, fileId, nodeIds), nodeIds)
+    const rows = []
+    for (const part of nodeParts(nodeIds)) rows.push(...(await repo.listNodeAttributes(tx, fileId, part)))
+    return toMap(rows, nodeIds)
   })
 }
 
+function nodeParts(nodeIds: readonly string[]): string[][] {
+  const parts: string[][] = []
+  for (let i = 0; i < nodeIds.length; i += repo.NODES_PER_QUERY)
+    parts.push(nodeIds.slice(i, i + repo.NODES_PER_QUERY))
+  return parts
+}
+
+/**
+ * One page of the file's attributes (see pages.ts), after the node of `cursor` if given. `limit` is
+ * capped at TESSERA_SCENE_PAGE_MAX_NODES, which is also the page size without it.
+ */
 export async function readAttributes(
   ctx: AppContext,
   caller: Caller,
   fileId: string,
-): Promise<NodeIdToAttributes> {
+  paging: { limit?: number; cursor?: string } = {},
+): Promise<AttributesPage> {
   const db = ctx.db.kysely
   await requireFileAccess(db, caller.accountId, fileId, 'read')
-  return toMap(await repo.listAttributes(db, fileId))
+  const afterNodeId = paging.cursor === undefined ? undefined : decodeCursor(paging.cursor)
+  const maxNodes = Math.min(paging.limit ?? ctx.config.scenePageMaxNodes, ctx.config.scenePageMaxNodes)
+  return readAttributePage(db, fileId, { afterNodeId, maxNodes, maxBytes: ctx.config.scenePageMaxBytes })
 }
 
 export interface SceneNode {

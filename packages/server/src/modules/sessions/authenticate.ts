@@ -1,13 +1,15 @@
-// The one authentication hook of every API route. Tokens come either as headers
-// (`Authorization: Bearer <auth>` + `X-Service-Session: <session>`) or as cookies
-// (`jsonwebtoken=<auth>; X-Service-Session=<session>`), never both ways at once.
+// The one authentication hook of every API route. Tokens come as headers or as cookies (which
+// way wins when both come: credentials.ts); writes authenticated by cookies need CSRF proof.
 // Route config `auth` says what a route needs: 'none', 'token' (auth token only) or 'session'
 // (both tokens; the default).
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
+import { requireCsrfProof } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import { findAccount } from '../accounts/index.ts'
+import { type CredentialSource, readCredentials } from './credentials.ts'
 import { findSessionWithAccount } from './repository.ts'
+import { authRowCache } from './session-cache.ts'
 
 export type AuthRequirement = 'none' | 'token' | 'session'
 
@@ -18,6 +20,8 @@ export interface Principal {
   isAdmin: boolean
   /** Set on routes that require a session. */
   sessionId: string | null
+  /** How the tokens came: a cookie-authenticated answer may renew or clear cookies. */
+  via: CredentialSource
 }
 
 declare module 'fastify' {
@@ -29,41 +33,7 @@ declare module 'fastify' {
   }
 }
 
-export const AUTH_COOKIE = 'jsonwebtoken'
-export const SESSION_COOKIE = 'X-Service-Session'
-const SESSION_HEADER = 'x-service-session'
-
-interface Credentials {
-  authToken: string | undefined
-  sessionToken: string | undefined
-}
-
-export function readCredentials(request: FastifyRequest): Credentials {
-  const authorization = request.headers.authorization
-  const sessionHeader = request.headers[SESSION_HEADER]
-  const cookies = request.cookies
-  const authCookie = cookies[AUTH_COOKIE]
-  const sessionCookie = cookies[SESSION_COOKIE]
-  const byHeaders = authorization !== undefined || sessionHeader !== undefined
-  const byCookies = authCookie !== undefined || sessionCookie !== undefined
-  if (byHeaders && byCookies) {
-    throw new AppError(
-      'AMBIGUOUS_CREDENTIALS',
-      'Present the tokens either as headers or as cookies, not both.',
-    )
-  }
-  if (byCookies) return { authToken: authCookie || undefined, sessionToken: sessionCookie || undefined }
-  let authToken: string | undefined
-  if (authorization !== undefined) {
-    const match = /^Bearer +(\S+) *$/i.exec(authorization)
-    if (!match) throw new AppError('AUTH_TOKEN_INVALID', 'The Authorization header must be "Bearer <token>".')
-    authToken = match[1]
-  }
-  if (Array.isArray(sessionHeader)) {
-    throw new AppError('SESSION_INVALID', 'Send one X-Service-Session header.')
-  }
-  return { authToken, sessionToken: sessionHeader || undefined }
-}
+export { AUTH_COOKIE, SESSION_COOKIE } from '../../platform/browser.ts'
 
 function sessionRefusal(
   row: { superseded_at: number | null; ends_at: number | null; expires_at: number },
@@ -100,37 +70,61 @@ export function authenticateRoutes(ctx: AppContext) {
 
 function createAuthenticator(ctx: AppContext, requirement: Exclude<AuthRequirement, 'none'>) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const { authToken, sessionToken } = readCredentials(request)
-    if (!authToken) throw new AppError('AUTH_TOKEN_MISSING', 'This call needs an auth token.')
-    const now = Date.now()
-    const claims = await ctx.tokens.verifyAuthToken(authToken, now)
+    request.auth = await resolvePrincipal(ctx, request, requirement)
+  }
+}
 
-    if (requirement === 'token') {
-      const account = await findAccount(ctx, claims.accountId)
-      if (!account) throw new AppError('AUTH_TOKEN_INVALID', 'The auth token names no account.')
-      if (account.disabled) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
-      request.auth = { ...account, accountId: account.id, sessionId: null }
-      return
-    }
+/** Who the request's credentials name, as a route needing `requirement` checks them; else throws. */
+export async function resolvePrincipal(
+  ctx: AppContext,
+  request: FastifyRequest,
+  requirement: Exclude<AuthRequirement, 'none'>,
+): Promise<Principal> {
+  const { authToken, sessionToken, source } = readCredentials(request, requirement)
+  if (!authToken || source === null)
+    throw new AppError('AUTH_TOKEN_MISSING', 'This call needs an auth token.')
+  const now = Date.now()
+  const claims = await ctx.tokens.verifyAuthToken(authToken, now)
+  // After the tokens are known good, so that an expired sign-in still answers 401 (sign in again).
+  if (source === 'cookies') requireCsrfProof(request, ctx.config.corsOrigins)
 
-    if (!sessionToken) throw new AppError('SESSION_MISSING', 'This call needs a session token.')
-    const session = await ctx.tokens.verifySessionToken(sessionToken)
-    if (session.accountId !== claims.accountId) {
-      throw new AppError('SESSION_INVALID', 'The session belongs to another account.')
+  const cache = authRowCache(ctx)
+  if (requirement === 'token') {
+    const account = await (cache
+      ? cache.account(ctx, claims.accountId, now)
+      : findAccount(ctx, claims.accountId))
+    if (!account) throw new AppError('AUTH_TOKEN_INVALID', 'The auth token names no account.')
+    if (account.disabled) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
+    return {
+      accountId: account.id,
+      email: account.email,
+      username: account.username,
+      isAdmin: account.isAdmin,
+      sessionId: null,
+      via: source,
     }
-    // Read per request, never cached: a superseded, expired or deleted session is refused by
-    // every process sharing the database at once.
-    const row = await findSessionWithAccount(ctx.db.kysely, session.sessionId)
-    if (!row || row.account_id !== claims.accountId) throw new AppError('SESSION_INVALID', 'Unknown session.')
-    if (row.disabled === 1) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
-    const refusal = sessionRefusal(row, now)
-    if (refusal) throw refusal
-    request.auth = {
-      accountId: row.account_id,
-      email: row.email,
-      username: row.username,
-      isAdmin: row.is_admin === 1,
-      sessionId: row.id,
-    }
+  }
+
+  if (!sessionToken) throw new AppError('SESSION_MISSING', 'This call needs a session token.')
+  const session = await ctx.tokens.verifySessionToken(sessionToken)
+  if (session.accountId !== claims.accountId) {
+    throw new AppError('SESSION_INVALID', 'The session belongs to another account.')
+  }
+  // From the cache only while every change to the row reaches it (session-cache.ts): a superseded,
+  // expired, deleted or disabled session is refused by every process sharing the database at once.
+  const row = await (cache
+    ? cache.session(ctx.db.kysely, session.sessionId, now)
+    : findSessionWithAccount(ctx.db.kysely, session.sessionId))
+  if (!row || row.account_id !== claims.accountId) throw new AppError('SESSION_INVALID', 'Unknown session.')
+  if (row.disabled === 1) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
+  const refusal = sessionRefusal(row, now)
+  if (refusal) throw refusal
+  return {
+    accountId: row.account_id,
+    email: row.email,
+    username: row.username,
+    isAdmin: row.is_admin === 1,
+    sessionId: row.id,
+    via: source,
   }
 }

@@ -19,11 +19,27 @@ export function insertSession(db: Executor, row: SessionRow) {
   return db.insertInto('sessions').values(row).execute()
 }
 
-/** Supersedes the account's valid sessions; returns how many there were. */
-export async function supersedeValidSessions(db: Executor, accountId: string, now: number): Promise<number> {
-  const result = await db
+/** Supersedes the account's valid sessions; returns their IDs. */
+export async function supersedeValidSessions(
+  db: Executor,
+  accountId: string,
+  now: number,
+): Promise<string[]> {
+  const rows = await db
     .updateTable('sessions')
     .set({ superseded_at: now })
+    .where('account_id', '=', accountId)
+    .where(validAt(now))
+    .returning('id')
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/** Ends the account's valid sessions now (their licenses are free at once); returns how many. */
+export async function endValidSessions(db: Executor, accountId: string, now: number): Promise<number> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ ends_at: now })
     .where('account_id', '=', accountId)
     .where(validAt(now))
     .executeTakeFirst()
@@ -98,6 +114,15 @@ export async function scheduleSessionEnd(db: Executor, sessionId: string, endsAt
     .where(validAt(now))
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
+}
+
+export async function isAccountDisabled(db: Executor, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('disabled')
+    .where('id', '=', accountId)
+    .executeTakeFirst()
+  return row?.disabled === 1
 }
 
 export function findSession(db: Executor, sessionId: string) {

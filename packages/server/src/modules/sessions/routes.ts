@@ -1,18 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { credentialCookie, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { SESSION_COOKIE } from './authenticate.ts'
+import { logoutRoute } from './logout.ts'
 import { DeleteResult, KeepAliveResult, SessionResult } from './schemas.ts'
 import { createSession, deleteSession, keepAlive } from './service.ts'
+import { startAuthRowCache } from './session-cache.ts'
 
 function sessionId(request: { auth: { sessionId: string | null } }): string {
   // Routes below require a session, so the hook has set it.
   return request.auth.sessionId ?? ''
 }
 
+function sessionCookieOptions(request: FastifyRequest, maxAgeSeconds: number) {
+  return credentialCookie(request, 'lax', maxAgeSeconds)
+}
+
 export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['sessions']
+  const cache = startAuthRowCache(ctx)
+  fastify.addHook('onClose', () => cache.stop())
 
   app.post(
     '/account/session',
@@ -30,13 +38,11 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
     },
     async (request, reply) => {
       const session = await createSession(ctx, request.auth.accountId)
-      reply.setCookie(SESSION_COOKIE, session.token, {
-        httpOnly: true,
-        sameSite: 'lax',
-        path: '/',
-        secure: request.protocol === 'https',
-        maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
-      })
+      reply.setCookie(
+        SESSION_COOKIE,
+        session.token,
+        sessionCookieOptions(request, Math.floor(ctx.config.sessionTtlMs / 1000)),
+      )
       return { success: true as const, jwt: session.token }
     },
   )
@@ -51,8 +57,16 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
         response: { 200: KeepAliveResult },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const expiresAt = await keepAlive(ctx, sessionId(request))
+      // A browser holding the session as a cookie would drop it after the first TTL however often
+      // it keeps the session alive: the cookie's lifetime follows the session's.
+      // Only when the cookies were the credentials: beside complete headers they are ignored.
+      const cookieToken = request.auth.via === 'cookies' ? request.cookies[SESSION_COOKIE] : undefined
+      if (cookieToken) {
+        const maxAge = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000))
+        reply.setCookie(SESSION_COOKIE, cookieToken, sessionCookieOptions(request, maxAge))
+      }
       return { success: true as const, expiresAt: new Date(expiresAt).toISOString() }
     },
   )
@@ -73,4 +87,6 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
       return { success: true as const, effectiveAt: new Date(effectiveAt).toISOString() }
     },
   )
+
+  logoutRoute(fastify, ctx)
 }

@@ -5,7 +5,9 @@ import type { AppContext } from '../../platform/context.ts'
 import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { markAccountDisabled } from '../accounts/index.ts'
 import * as repo from './repository.ts'
+import { authRowCache } from './session-cache.ts'
 
 export interface CreatedSession {
   sessionId: string
@@ -15,10 +17,19 @@ export interface CreatedSession {
 
 export async function createSession(ctx: AppContext, accountId: string): Promise<CreatedSession> {
   const { db, config } = ctx
+  const cache = authRowCache(ctx)
+  let echoed: Promise<void> | undefined
   const sessionId = await db.kysely.transaction().execute(async (tx) => {
     await lockResource(db, tx, 'tessera.licenses')
+    // Under the pool lock that disabling also takes: an account disabled since its auth token was
+    // checked gets no session (and no license).
+    if (await repo.isAccountDisabled(tx, accountId)) {
+      throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
+    }
     const now = Date.now()
-    await repo.supersedeValidSessions(tx, accountId, now)
+    const superseded = await repo.supersedeValidSessions(tx, accountId, now)
+    // Before the commit, which sends the NOTIFY (see the end).
+    if (cache && superseded[0] !== undefined) echoed = cache.echo('sessions', superseded[0])
     const inUse = await repo.countValidSessions(tx, now)
     if (inUse >= config.licenses) {
       // Rolling back keeps the account's previous session (and its license) as it was.
@@ -35,6 +46,11 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
     })
     return id
   })
+  // The NOTIFY of the superseded rows reaches this process too, but a request may come first.
+  cache?.forgetAccount(accountId)
+  // Answered once PostgreSQL has sent the NOTIFY to every process (at most 100 ms): a client that
+  // uses the old session anywhere after this answer is refused.
+  await echoed
   const token = await ctx.tokens.signSessionToken(sessionId, accountId)
   return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs }
 }
@@ -43,9 +59,13 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
 export async function keepAlive(ctx: AppContext, sessionId: string): Promise<number> {
   const now = Date.now()
   const expiresAt = now + ctx.config.sessionTtlMs
+  const cache = authRowCache(ctx)
+  const echoed = cache?.echo('sessions', sessionId)
   if (!(await repo.extendSession(ctx.db.kysely, sessionId, expiresAt, now))) {
     throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
   }
+  cache?.forgetSession(sessionId)
+  await echoed
   const row = await repo.findSession(ctx.db.kysely, sessionId)
   return row?.ends_at != null ? Math.min(row.ends_at, expiresAt) : expiresAt
 }
@@ -53,13 +73,27 @@ export async function keepAlive(ctx: AppContext, sessionId: string): Promise<num
 /** Delete: effective after TESSERA_SESSION_DELETE_DELAY; returns when. */
 export async function deleteSession(ctx: AppContext, sessionId: string): Promise<number> {
   const now = Date.now()
+  const cache = authRowCache(ctx)
+  const echoed = cache?.echo('sessions', sessionId)
   if (
     !(await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now + ctx.config.sessionDeleteDelayMs, now))
   ) {
     throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
   }
+  cache?.forgetSession(sessionId)
+  await echoed
   const row = await repo.findSession(ctx.db.kysely, sessionId)
   return row?.ends_at ?? now
+}
+
+/** Sign-out: the session ends now and its license is free at once (no grace period). */
+export async function endSessionNow(ctx: AppContext, sessionId: string): Promise<void> {
+  const now = Date.now()
+  const cache = authRowCache(ctx)
+  const echoed = cache?.echo('sessions', sessionId)
+  const ended = await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now, now)
+  cache?.forgetSession(sessionId)
+  if (ended) await echoed
 }
 
 export interface LicenseUsage {
@@ -87,4 +121,26 @@ export async function licenseUsage(ctx: AppContext): Promise<LicenseUsage> {
 /** Removes rows that have been invalid for a week (they hold no license; kept a while for audit). */
 export async function pruneSessions(ctx: AppContext): Promise<void> {
   await repo.deleteSessionsInvalidBefore(ctx.db.kysely, Date.now() - 7 * 86_400_000)
+}
+
+/**
+ * Disables (or enables) an account. Disabling also ends the account's sessions in the same
+ * transaction: every process's session cache hears of it at commit (session-cache.ts), so the old
+ * session token is refused everywhere at once and its license is free at once (not after the
+ * keep-alive lapses).
+ */
+export async function setAccountDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<boolean> {
+  const cache = authRowCache(ctx)
+  const echoed = cache?.echo('accounts', id)
+  const changed = await ctx.db.kysely.transaction().execute(async (tx) => {
+    // The lock session creation takes: no session of this account can be created meanwhile.
+    await lockResource(ctx.db, tx, 'tessera.licenses')
+    const now = Date.now()
+    const changed = await markAccountDisabled(tx, id, disabled, now)
+    if (changed && disabled) await repo.endValidSessions(tx, id, now)
+    return changed
+  })
+  cache?.forgetAccount(id)
+  if (changed) await echoed
+  return changed
 }

@@ -1,22 +1,17 @@
 // The delivery log and its operations: list, detail, retry, recover, test. Scoped like the
 // registrations: another account's webhook or delivery answers 404 exactly like an unknown one.
-import { randomUUID } from 'node:crypto'
-import type { Selectable } from 'kysely'
+import { type AttemptErrorCode, type EventName, sampleData } from '../../contract/index.ts'
+import * as engine from '../../delivery/index.ts'
+import { emitTestDelivery, wakeWorkers } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, lockResource } from '../../platform/db/index.ts'
-import type { DeliveryAttemptsTable } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import { isId, newId } from '../../platform/ids.ts'
-import type { EventName } from './events.ts'
-import { wakeWorkers } from './outbox.ts'
 import * as repo from './repository.ts'
-import { sampleData } from './samples.ts'
-import type { ATTEMPT_ERROR_CODES, DeliveryStatus } from './schemas.ts'
+import type { DeliveryStatus } from './schemas.ts'
 import type { Owner } from './service.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
-
-type AttemptErrorCode = (typeof ATTEMPT_ERROR_CODES)[number]
 
 export interface DeliverySummaryShape {
   _id: string
@@ -60,7 +55,7 @@ export interface DeliveryDetailShape extends DeliverySummaryShape {
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-function toSummary(row: repo.LoggedDelivery): DeliverySummaryShape {
+function toSummary(row: engine.LoggedDelivery): DeliverySummaryShape {
   return {
     _id: row.id,
     uuid: row.uuid,
@@ -79,7 +74,7 @@ function toSummary(row: repo.LoggedDelivery): DeliverySummaryShape {
   }
 }
 
-function toAttempt(row: Selectable<DeliveryAttemptsTable>): AttemptShape {
+function toAttempt(row: engine.AttemptRecord): AttemptShape {
   return {
     attempt: row.attempt,
     startedAt: iso(row.started_at),
@@ -99,7 +94,7 @@ async function ownedWebhook(db: Executor, owner: Owner, id: string): Promise<rep
 }
 
 async function loggedDelivery(db: Executor, webhookId: string, deliveryId: string) {
-  const row = isId(deliveryId) ? await repo.findLoggedDelivery(db, webhookId, deliveryId) : undefined
+  const row = isId(deliveryId) ? await engine.findLoggedDelivery(db, webhookId, deliveryId) : undefined
   if (!row) throw new AppError('NOT_FOUND', 'No such delivery of this webhook.')
   return row
 }
@@ -119,7 +114,7 @@ export async function listDeliveries(
   const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
   const limit = options.limit ?? DEFAULT_PAGE_SIZE
   // One row more than asked tells whether another page exists without a count.
-  const rows = await repo.listDeliveries(ctx.db.kysely, hook.id, {
+  const rows = await engine.listDeliveries(ctx.db.kysely, hook.id, {
     status: options.status,
     before: options.cursor,
     limit: limit + 1,
@@ -141,7 +136,7 @@ export async function getDelivery(
   const db = ctx.db.kysely
   const hook = await ownedWebhook(db, owner, webhookId)
   const row = await loggedDelivery(db, hook.id, deliveryId)
-  const attempts = await repo.listAttempts(db, row.id)
+  const attempts = await engine.listAttempts(db, row.id)
   return {
     ...toSummary(row),
     payload: {
@@ -177,7 +172,7 @@ export async function retryDelivery(
       )
     }
     const now = Date.now()
-    if (!(await repo.requeueDelivery(tx, hook.id, delivery.id, now))) {
+    if (!(await engine.requeueDelivery(tx, hook.id, delivery.id, now))) {
       throw new AppError('DELIVERY_IN_PROGRESS', 'An attempt of this delivery is in flight; retry after it.')
     }
     await wakeWorkers(db, tx)
@@ -215,9 +210,9 @@ export async function recoverDeliveries(
     if (reenabled) {
       await repo.updateWebhook(tx, hook.id, { disabled: 0, disabled_reason: null, failing_since: null }, now)
     }
-    const recovered = await repo.recoverDeliveries(tx, hook.id, from, now)
+    const recovered = await engine.recoverDeliveries(tx, hook.id, from, now)
     // Paused deliveries older than `since` go out too once the webhook is enabled again.
-    if (reenabled) await repo.releasePausedDeliveries(tx, hook.id, now)
+    if (reenabled) await engine.releasePausedDeliveries(tx, hook.id, now)
     if (recovered > 0 || reenabled) await wakeWorkers(db, tx)
     return { recovered, reenabled }
   })
@@ -236,40 +231,17 @@ export async function sendTestEvent(
   const row = await db.kysely.transaction().execute(async (tx) => {
     const hook = await ownedWebhook(tx, owner, webhookId)
     const now = Date.now()
-    const eventId = newId(now)
     const fileId = newId(now)
     const event = hook.event as EventName
     const data = sampleData(event, { email: owner.email, fileId, newId: () => newId(now), now })
-    await repo.insertEvent(tx, {
-      id: eventId,
+    const deliveryId = await emitTestDelivery(db, tx, {
+      webhookId: hook.id,
       event,
-      file_id: fileId,
-      data: JSON.stringify(data),
-      run_timestamp: now,
-      created_at: now,
+      ownerEmail: owner.email,
+      fileId,
+      data,
+      now,
     })
-    const deliveryId = newId(now)
-    await repo.insertDeliveries(tx, [
-      {
-        id: deliveryId,
-        uuid: randomUUID(),
-        event_id: eventId,
-        webhook_id: hook.id,
-        owner_email: owner.email,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        lease_expires_at: null,
-        leased_by: null,
-        last_status_code: null,
-        last_error_code: null,
-        created_at: now,
-        updated_at: now,
-        completed_at: null,
-        is_test: 1,
-      },
-    ])
-    await wakeWorkers(db, tx)
     return loggedDelivery(tx, hook.id, deliveryId)
   })
   return toSummary(row)

@@ -1,8 +1,9 @@
-// Routes of the delivery log and its operations (DESIGN.md's extension table).
+// Routes of the delivery log and its operations (docs/webhooks.md, "The delivery log").
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery, sendTestEvent } from './deliveries.ts'
+import { AccountRateLimit } from './rate-limit.ts'
 import {
   DeliveryAnswer,
   DeliveryDetail,
@@ -21,13 +22,20 @@ function owner(request: FastifyRequest): Owner {
   return { accountId: request.auth.accountId, email: request.auth.email }
 }
 
+const tags = ['webhooks']
+const config = { auth: 'token' as const }
+const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCookie: [] }]
+
 export async function deliveryRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  fastify.addSchema(DeliverySummary)
+  fastify.addSchema(DeliveryDetail)
+  logRoutes(fastify, ctx)
+  operationRoutes(fastify, ctx)
+}
+
+/** Reading the log: a page of deliveries, one delivery with its attempts. */
+function logRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.addSchema(DeliverySummary)
-  app.addSchema(DeliveryDetail)
-  const tags = ['webhooks']
-  const config = { auth: 'token' as const }
-  const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCookie: [] }]
 
   app.get(
     '/webhook/:id/deliveries',
@@ -73,7 +81,11 @@ export async function deliveryRoutes(fastify: FastifyInstance, ctx: AppContext):
       delivery: await getDelivery(ctx, owner(request), request.params.id, request.params.deliveryId),
     }),
   )
+}
 
+/** Acting on deliveries: retry one, recover a period, send a test event. */
+function operationRoutes(fastify: FastifyInstance, ctx: AppContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.post(
     '/webhook/:id/deliveries/:deliveryId/retry',
     {
@@ -123,6 +135,11 @@ export async function deliveryRoutes(fastify: FastifyInstance, ctx: AppContext):
     '/webhook/:id/test',
     {
       config,
+      preHandler: new AccountRateLimit(
+        ctx.config.webhookTestRate,
+        'webhook test deliveries',
+        'TESSERA_WEBHOOK_TEST_RATE',
+      ).hook(),
       schema: {
         tags,
         security,
@@ -130,7 +147,8 @@ export async function deliveryRoutes(fastify: FastifyInstance, ctx: AppContext):
         description:
           'The sample is shaped like the real event and goes through the normal delivery machinery ' +
           '(signatures, retries, delivery log) with the header x-service-test: 1. It is sent even ' +
-          'while the webhook is disabled and never counts towards its health.',
+          'while the webhook is disabled and never counts towards its health. At most ' +
+          'TESSERA_WEBHOOK_TEST_RATE (10) per account per minute: 429 TOO_MANY_REQUESTS with Retry-After.',
         params: WebhookParams,
         response: { 200: DeliveryAnswer },
       },

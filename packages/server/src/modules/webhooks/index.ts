@@ -1,8 +1,4 @@
-// Webhooks: registrations, the transactional event outbox and the delivery worker.
-export { EVENT_NAMES, type EventName, isEventName } from './events.ts'
-export { createDeliveryMetrics, type DeliveryMetrics } from './metrics.ts'
-export { type EmitInput, type Emitted, emitEvent } from './outbox.ts'
-export * from './payloads.ts'
+// Webhooks: registrations and the delivery log's API. Event names and payloads are in contract/,
+// the outbox in events/, the delivery engine in delivery/.
 export { webhookRoutes } from './routes.ts'
 export { MAX_WEBHOOKS_PER_ACCOUNT } from './service.ts'
-export { DeliveryWorker } from './worker.ts'

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { deliveryRoutes } from './delivery-routes.ts'
+import { AccountRateLimit } from './rate-limit.ts'
 import {
   CreateWebhookBody,
   Ok,
@@ -24,18 +25,35 @@ function owner(request: FastifyRequest): Owner {
   return { accountId: request.auth.accountId, email: request.auth.email }
 }
 
+const tags = ['webhooks']
+// docs/api.md: webhook calls need the auth token; a session is accepted, not required.
+const config = { auth: 'token' as const }
+const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCookie: [] }]
+
 export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  fastify.addSchema(WebhookResource)
+  // One budget for create, patch and delete: each may run the secret estimate and a bcrypt hash.
+  const manage = new AccountRateLimit(
+    ctx.config.webhookManageRate,
+    'webhook registrations, changes and deletions',
+    'TESSERA_WEBHOOK_MANAGE_RATE',
+  ).hook()
+  createAndReadRoutes(fastify, ctx, manage)
+  changeRoutes(fastify, ctx, manage)
+  await deliveryRoutes(fastify, ctx)
+}
+
+type Limit = (request: FastifyRequest) => Promise<void>
+
+/** Registering a webhook, listing them, reading one. */
+function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: Limit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.addSchema(WebhookResource)
-  const tags = ['webhooks']
-  // DESIGN.md: webhook calls need the auth token; a session is accepted, not required.
-  const config = { auth: 'token' as const }
-  const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCookie: [] }]
 
   app.put(
     '/webhook/',
     {
       config,
+      preHandler: limit,
       schema: {
         tags,
         security,
@@ -44,7 +62,8 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
           'The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, ' +
           'WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not ' +
           'trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. ' +
-          'At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED.',
+          'At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share ' +
+          'TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.',
         body: CreateWebhookBody,
         response: { 200: WebhookAnswer },
       },
@@ -81,11 +100,16 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
       data: await getWebhook(ctx, owner(request), request.params.id),
     }),
   )
+}
 
+/** Changing a webhook (url, secret, disabled) and deleting it. */
+function changeRoutes(fastify: FastifyInstance, ctx: AppContext, limit: Limit): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.patch(
     '/webhook/:id',
     {
       config,
+      preHandler: limit,
       schema: {
         tags,
         security,
@@ -108,6 +132,7 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
     '/webhook/:id',
     {
       config,
+      preHandler: limit,
       schema: { tags, security, summary: 'Delete a webhook', params: WebhookParams, response: { 200: Ok } },
     },
     async (request) => {
@@ -115,6 +140,4 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
       return { success: true as const }
     },
   )
-
-  await deliveryRoutes(app, ctx)
 }

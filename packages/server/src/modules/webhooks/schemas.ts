@@ -1,6 +1,5 @@
 import { Type } from 'typebox'
-import { ID_PATTERN } from '../../platform/ids.ts'
-import { EVENT_NAMES } from './events.ts'
+import { ATTEMPT_ERROR_CODES, EVENT_NAMES, ID_PATTERN } from '../../contract/index.ts'
 
 export const EventNameSchema = Type.Union(
   EVENT_NAMES.map((name) => Type.Literal(name)),
@@ -38,8 +37,9 @@ export const CreateWebhookBody = Type.Object(
     event: EventNameSchema,
     url: Type.String({ minLength: 1, maxLength: 2048 }),
     secretToken: Type.String({
-      maxLength: 1024,
-      description: 'At least 16 characters, not trivially guessable; kept secret, never returned',
+      maxLength: 256,
+      description:
+        '16 to 256 characters, not guessable in its first 72 bytes (WEAK_SECRET); kept secret, never returned',
     }),
   },
   { additionalProperties: false },
@@ -50,8 +50,8 @@ export const UpdateWebhookBody = Type.Object(
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     secretToken: Type.Optional(
       Type.String({
-        maxLength: 1024,
-        description: 'New secret; the previous one keeps signing too for 24 h',
+        maxLength: 256,
+        description: 'New secret, validated like a new one; the previous one keeps signing too for 24 h',
       }),
     ),
     disabled: Type.Optional(Type.Boolean()),
@@ -76,16 +76,6 @@ const DeliveryStatusSchema = Type.Union(
       'disabled (sent when it is enabled again or recovered)',
   },
 )
-
-export const ATTEMPT_ERROR_CODES = [
-  'E_TIMEOUT',
-  'E_CONNECT',
-  'E_DNS',
-  'E_SSRF',
-  'E_STATUS',
-  'E_CONTENT_TYPE',
-  'E_BODY',
-] as const
 
 const AttemptErrorCodeSchema = Type.Union(
   [...ATTEMPT_ERROR_CODES.map((code) => Type.Literal(code)), Type.Null()],

@@ -1,14 +1,20 @@
 // Webhook registrations: create, read, update (with secret rotation), delete. Every call is scoped
 // to the caller: another account's webhook ID answers 404 exactly like an unknown one.
+import type { EventName } from '../../contract/index.ts'
+import {
+  hashServiceToken,
+  pauseQueuedDeliveries,
+  releasePausedDeliveries,
+  secretStrength,
+  TargetRefused,
+  vetUrl,
+} from '../../delivery/index.ts'
+import { wakeWorkers } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { isId, newId } from '../../platform/ids.ts'
-import type { EventName } from './events.ts'
-import { wakeWorkers } from './outbox.ts'
 import * as repo from './repository.ts'
-import { hashServiceToken, secretStrength } from './signing.ts'
-import { TargetRefused, vetUrl } from './ssrf.ts'
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100
 /** After a rotation the previous secret keeps signing this long. */
@@ -77,7 +83,8 @@ export async function checkUrl(ctx: AppContext, raw: string): Promise<string> {
       }
       throw new AppError(
         'WEBHOOK_URL_FORBIDDEN',
-        `url: ${error.message}; loopback, private and link-local targets are refused.`,
+        `url: ${error.message}; loopback, private and link-local targets are refused ` +
+          '(TESSERA_WEBHOOK_ALLOW_PRIVATE_URLS=true lifts this, for development only).',
       )
     }
     throw error
@@ -202,13 +209,13 @@ export async function updateWebhook(
     if (changes.disabled === true && current.disabled === 0) {
       set.disabled = 1
       set.disabled_reason = 'owner'
-      await repo.pauseQueuedDeliveries(tx, id, now)
+      await pauseQueuedDeliveries(tx, id, now)
     } else if (changes.disabled === false && current.disabled === 1) {
       set.disabled = 0
       set.disabled_reason = null
       set.failing_since = null
       // Events that happened while it was disabled go out now: no gaps.
-      if ((await repo.releasePausedDeliveries(tx, id, now)) > 0) await wakeWorkers(db, tx)
+      if ((await releasePausedDeliveries(tx, id, now)) > 0) await wakeWorkers(db, tx)
     }
     await repo.updateWebhook(tx, id, set, now)
     return repo.findOwnedWebhook(tx, owner.accountId, id)

@@ -4,7 +4,7 @@
 import { FsBlobStore } from './fs.ts'
 import { S3BlobStore } from './s3.ts'
 
-export { assertSafeKey, MeasuringStream } from './streams.ts'
+export { assertSafeKey, LOCAL_BUCKET, MeasuringStream, publicBucketName } from './streams.ts'
 
 export interface PutResult {
   size: number
@@ -25,6 +25,8 @@ export interface BlobStore {
   size(key: string): Promise<number | null>
   delete(key: string): Promise<void>
   close(): Promise<void>
+  /** Removes leftovers of writers that crashed mid-write (local store only; see fs.ts). */
+  sweepTemp?(): Promise<number>
 }
 
 export function openBlobStore(storageUrl: string): BlobStore {

@@ -15,9 +15,10 @@ export class S3BlobStore implements BlobStore {
   constructor(
     private readonly client: S3Client,
     private readonly bucketName: string,
-    endpoint: string | undefined,
   ) {
-    this.bucket = endpoint ? `s3://${bucketName}@${new URL(endpoint).host}` : `s3://${bucketName}`
+    // The bucket's name only: the endpoint (host, port, perhaps a private address) is not the
+    // business of API readers or webhook receivers.
+    this.bucket = `s3://${bucketName}`
   }
 
   static fromUrl(url: URL): S3BlobStore {
@@ -31,7 +32,7 @@ export class S3BlobStore implements BlobStore {
       ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
     })
-    return new S3BlobStore(client, bucket, endpoint)
+    return new S3BlobStore(client, bucket)
   }
 
   async put(

@@ -34,3 +34,17 @@ export class MeasuringStream extends Transform {
     return { size: this.bytes, sha256: this.#hash.digest('hex') }
   }
 }
+
+/** The `bucket` of files in the local store, whatever folder holds it. */
+export const LOCAL_BUCKET = 'file://blobs'
+
+/**
+ * The `bucket` a file record shows for a stored value: rows written before the store was named
+ * this way hold `file:///<data dir>/blobs` or `s3://bucket@host:port`; neither path nor endpoint
+ * is shown.
+ */
+export function publicBucketName(stored: string): string {
+  if (stored.startsWith('file:')) return LOCAL_BUCKET
+  const s3 = /^s3:\/\/([^@/?#]+)@/.exec(stored)
+  return s3 ? `s3://${s3[1]}` : stored
+}

@@ -1,6 +1,7 @@
 // Hot-path queries compiled once (see precompiled below).
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely'
 import type { Executor } from './index.ts'
+import { nameStatement } from './pg-named.ts'
 
 /** Answers a read without Kysely's usual path, or returns undefined when it cannot. */
 export type DirectRead = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> | undefined
@@ -16,7 +17,8 @@ export function registerDirectRead(db: Executor, read: DirectRead): void {
  * A query run on every request, compiled once per executor: building and compiling it through
  * Kysely costs more than executing it. Later calls bind their arguments to the compiled SQL, so
  * `build` must use each argument exactly once, in order, as a parameter (checked on first use).
- * Nothing but the SQL text is kept: every call reads the database afresh.
+ * Nothing but the SQL text is kept: every call reads the database afresh. On PostgreSQL the text
+ * runs as a named prepared statement (pg-named.ts).
  */
 export function precompiled<A extends unknown[], R>(build: (db: Executor, ...args: A) => Compilable<R>) {
   const compiled = new WeakMap<Executor, CompiledQuery<R>>()
@@ -28,6 +30,7 @@ export function precompiled<A extends unknown[], R>(build: (db: Executor, ...arg
         throw new Error('precompiled query: parameters must be the arguments, in order')
       }
       compiled.set(db, template)
+      nameStatement(template.sql)
     }
     const direct = directReads.get(db)?.(template.sql, args)
     if (direct) return (await direct) as R[]

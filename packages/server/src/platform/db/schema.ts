@@ -1,6 +1,8 @@
 // Table types shared by both SQL dialects. Conventions that keep one schema for SQLite and
 // PostgreSQL: timestamps are integer milliseconds (bigint), booleans are integers 0/1, and JSON
 // values are stored as text.
+import type { Generated } from 'kysely'
+
 export interface AccountsTable {
   id: string
   email: string
@@ -63,6 +65,13 @@ export interface FilesTable {
   optimized_key: string | null
   optimized_size: number
   optimized_sha256: string
+  /**
+   * The PNG thumbnail of the optimized model (migration 0012_thumbnails; null until a conversion
+   * made one). Generated: defaults in the database, so inserts may leave them out.
+   */
+  thumbnail_key: Generated<string | null>
+  thumbnail_size: Generated<number>
+  thumbnail_sha256: Generated<string>
 }
 
 export interface WebhooksTable {
@@ -95,6 +104,17 @@ export interface EventsTable {
   data: string
   run_timestamp: number
   created_at: number
+}
+
+/** The live event stream's log: who may read which event, in commit order (migration 0014). */
+export interface EventStreamTable {
+  /** Assigned at insert; on PostgreSQL ordered by `tx` first (see the migration). */
+  seq: Generated<number>
+  /** PostgreSQL: the emitting transaction's id (xid8 as a number); SQLite: 0. */
+  tx: number
+  event_id: string
+  /** An account that may read the event's file (owner, shares; finer rules for items). */
+  account_id: string
 }
 
 export interface DeliveriesTable {
@@ -140,6 +160,16 @@ export interface FileSharesTable {
   created_at: number
 }
 
+/** The process registry (platform/workers.ts): one row per live or recently dead worker. */
+export interface WorkersTable {
+  /** The worker's ID, the `leased_by` of its jobs. */
+  id: string
+  pid: number
+  host: string
+  started_at: number
+  heartbeat_at: number
+}
+
 export interface JobsTable {
   id: string
   /** 'convert': turn the file's current revision into an optimized GLB (modules/conversion). */
@@ -178,6 +208,24 @@ export interface SceneAttributesTable {
   value: string
   updated_by: string
   updated_at: number
+}
+
+/** Running totals of a file's scene attributes (kept by every attribute write). */
+export interface SceneAttributeTotalsTable {
+  file_id: string
+  attributes: number
+  /** UTF-8 bytes of the names plus the JSON text of the values. */
+  bytes: number
+}
+
+/** Running totals of a file's annotations or configurations (kept by every create, update and delete). */
+export interface FileItemTotalsTable {
+  file_id: string
+  /** The item's noun: 'annotation' or 'configuration'. */
+  kind: string
+  items: number
+  /** UTF-8 bytes of the items' stored text and JSON columns. */
+  bytes: number
 }
 
 export interface AnnotationsTable {
@@ -235,11 +283,15 @@ export interface Database {
   file_shares: FileSharesTable
   webhooks: WebhooksTable
   events: EventsTable
+  event_stream: EventStreamTable
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
   jobs: JobsTable
+  workers: WorkersTable
   scene_nodes: SceneNodesTable
   scene_attributes: SceneAttributesTable
+  scene_attribute_totals: SceneAttributeTotalsTable
   annotations: AnnotationsTable
   configurations: ConfigurationsTable
+  file_item_totals: FileItemTotalsTable
 }

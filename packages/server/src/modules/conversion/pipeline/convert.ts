@@ -1,12 +1,14 @@
 // The conversion pipeline: upload bytes → optimized GLB + scene tree. Pure (no DB, blobs or HTTP);
 // the job runner calls it in a child process. Importers are loaded on first use, so a GLB job does
 // not pay for three.js or assimp's wasm.
-import { type Document, Primitive } from '@gltf-transform/core'
+import { type Document, Logger, Primitive } from '@gltf-transform/core'
 import type { InstancedMesh } from '@gltf-transform/extensions'
-import { compactGlbJson } from './glb-json.ts'
-import { pipelineIO } from './io.ts'
-import { optimizeDocument } from './optimize.ts'
-import { buildSceneTree, countTreeNodes, viewedScene } from './scene-tree.ts'
+import { cloneDocument } from '@gltf-transform/functions'
+import { encodeSmallest, inputEncodingOf } from './encode.ts'
+import { pipelineLogger } from './io.ts'
+import { lightlyOptimize, prepareDocument } from './optimize.ts'
+import { countTreeNodes, viewedScene } from './scene-tree.ts'
+import { type TextureMode, textureModeFromEnv } from './textures.ts'
 import {
   ConversionError,
   type ConversionResult,
@@ -16,14 +18,22 @@ import {
 } from './types.ts'
 import { extensionOf, type ImporterKind, MODEL_FORMATS, unpackUpload } from './unpack.ts'
 
+export interface ConvertOptions {
+  /** Default: TESSERA_CONVERSION_TEXTURES, else `webp` (textures.ts). */
+  textures?: TextureMode
+}
+
 export async function convertModel(
   upload: { name: string; bytes: Uint8Array },
   onProgress?: ProgressReporter,
+  options: ConvertOptions = {},
 ): Promise<ConversionResult> {
+  const textures = options.textures ?? textureModeFromEnv()
   const report = onProgress ?? (() => {})
   report(0)
   const input = unpackUpload(upload)
   if (input.bytes.byteLength === 0) throw new ConversionError('the model file is empty')
+  report(5)
   const importer = await importerFor(input)
   report(10)
 
@@ -31,22 +41,59 @@ export async function convertModel(
   if (!hasGeometry(document)) throw new ConversionError('the model holds no geometry')
   report(40)
 
-  await optimizeDocument(document)
+  // Compressed inputs were decoded on read; which compression they used decides the candidates.
+  const inputEncoding = inputEncodingOf(document)
+  for (const extension of document.getRoot().listExtensionsUsed()) {
+    const name = extension.extensionName
+    if (name === 'KHR_draco_mesh_compression' || name === 'EXT_meshopt_compression') extension.dispose()
+  }
+  const asRead = inputEncoding.meshopt ? cloneDocument(document) : undefined
+  if (asRead) await lightlyOptimize(asRead, textures)
+  // The optimization pass is the longest stage on big meshes (weld, simplify, …): each of its
+  // transforms moves the progress on when it logs its completion.
+  document.setLogger(
+    new StageLogger((done) => report(40 + (45 * Math.min(done, OPTIMIZE_STEPS)) / OPTIMIZE_STEPS)),
+  )
+  await prepareDocument(document, textures)
+  document.setLogger(pipelineLogger)
   report(85)
 
-  const tree = buildSceneTree(document)
-  const io = await pipelineIO()
-  const glb = compactGlbJson(await io.writeBinary(document))
+  const encoded = await encodeSmallest(document, inputEncoding, asRead)
   report(100)
   return {
-    glb,
-    tree,
+    glb: encoded.glb,
+    tree: encoded.tree,
     stats: {
       inputBytes: upload.bytes.byteLength,
-      outputBytes: glb.byteLength,
-      triangles: countTriangles(document),
-      nodes: countTreeNodes(tree),
+      outputBytes: encoded.glb.byteLength,
+      triangles: countTriangles(encoded.document),
+      nodes: countTreeNodes(encoded.tree),
+      encoding: encoded.choice,
     },
+  }
+}
+
+/** How many `<transform>: Complete.` lines prepareDocument logs (dedup, palette, weld, simplify, resample, prune, sparse). */
+const OPTIMIZE_STEPS = 7
+
+/**
+ * Counts glTF-Transform's `<transform>: Complete.` debug lines (one per finished transform) for
+ * progress; errors still go to the pipeline's logger, the rest is dropped as before.
+ */
+class StageLogger extends Logger {
+  #done = 0
+  readonly #onStep: (done: number) => void
+  constructor(onStep: (done: number) => void) {
+    super(Logger.Verbosity.DEBUG)
+    this.#onStep = onStep
+  }
+  override debug(text: string): void {
+    if (text.endsWith(': Complete.')) this.#onStep(++this.#done)
+  }
+  override info(): void {}
+  override warn(): void {}
+  override error(text: string): void {
+    pipelineLogger.error(text)
   }
 }
 

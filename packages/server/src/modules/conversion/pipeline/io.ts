@@ -32,7 +32,10 @@ export function pipelineIO(): Promise<NodeIO> {
 
 interface DracoModuleFactory {
   createDecoderModule(): Promise<unknown>
+  createEncoderModule(): Promise<unknown>
 }
+
+let dracoEncoderPromise: Promise<unknown> | undefined
 
 /**
  * Registers the Draco decoder on the shared IO. `draco3dgltf` is loaded by name at run time (it has
@@ -43,12 +46,20 @@ export async function enableDracoDecoding(io: NodeIO): Promise<void> {
   io.registerDependencies({ 'draco3d.decoder': await dracoPromise })
 }
 
+/** Registers the Draco encoder: only a Draco input is offered a Draco output (encode.ts). */
+export async function enableDracoEncoding(io: NodeIO): Promise<void> {
+  dracoEncoderPromise ??= dracoFactory().createEncoderModule()
+  io.registerDependencies({ 'draco3d.encoder': await dracoEncoderPromise })
+}
+
 async function loadDracoDecoder(): Promise<unknown> {
-  let factory: DracoModuleFactory
+  return dracoFactory().createDecoderModule()
+}
+
+function dracoFactory(): DracoModuleFactory {
   try {
-    factory = createRequire(import.meta.url)('draco3dgltf') as DracoModuleFactory
+    return createRequire(import.meta.url)('draco3dgltf') as DracoModuleFactory
   } catch {
     throw new ConversionError('Draco-compressed glTF is not supported by this server')
   }
-  return factory.createDecoderModule()
 }

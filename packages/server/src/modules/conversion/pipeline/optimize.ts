@@ -15,7 +15,7 @@ import {
 import { MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer'
 import { pipelineIO } from './io.ts'
 import { instanceAnonymousMeshes, keepViewedSceneOnly, pruneAnonymousLeaves } from './named-nodes.ts'
-import { capAndRecompressTextures } from './textures.ts'
+import { capAndRecompressTextures, type TextureMode } from './textures.ts'
 
 /** The CLI's defaults, kept so that our output is comparable (and the bench fair). */
 export const OPTIMIZE_SETTINGS = {
@@ -26,7 +26,11 @@ export const OPTIMIZE_SETTINGS = {
   meshoptLevel: 'high',
 } as const
 
-export async function optimizeDocument(document: Document): Promise<void> {
+/**
+ * Every step of the reference except its final encoding (meshopt), which encode.ts picks. Geometry
+ * is processed (welded, simplified) the same whichever encoding wins.
+ */
+export async function prepareDocument(document: Document, textures: TextureMode = 'webp'): Promise<void> {
   await pipelineIO() // the meshopt encoder and simplifier wasm are ready once this resolves
   await document.transform(
     keepViewedSceneOnly(),
@@ -43,10 +47,29 @@ export async function optimizeDocument(document: Document): Promise<void> {
     prune({ keepAttributes: false, keepIndices: false, keepLeaves: true, keepSolidTextures: false }),
     pruneAnonymousLeaves(),
     sparse(),
-    capAndRecompressTextures(),
-    // Reorders for locality, quantizes (KHR_mesh_quantization) and marks buffers for
-    // EXT_meshopt_compression, which the writer applies.
-    meshopt({ encoder: MeshoptEncoder, level: OPTIMIZE_SETTINGS.meshoptLevel }),
+    capAndRecompressTextures(textures),
+  )
+}
+
+/**
+ * Reorders for locality, quantizes (KHR_mesh_quantization) and marks buffers for
+ * EXT_meshopt_compression, which the writer applies.
+ */
+export function meshoptEncoding(): Transform {
+  return meshopt({ encoder: MeshoptEncoder, level: OPTIMIZE_SETTINGS.meshoptLevel })
+}
+
+/**
+ * What an input already compressed with meshopt gets as its "as read" candidate (encode.ts): no
+ * geometry processing (its quantization stays), only what shares or drops data, and textures.
+ */
+export async function lightlyOptimize(document: Document, textures: TextureMode = 'webp'): Promise<void> {
+  await document.transform(
+    keepViewedSceneOnly(),
+    dedup(),
+    prune({ keepAttributes: false, keepIndices: false, keepLeaves: true, keepSolidTextures: false }),
+    pruneAnonymousLeaves(),
+    capAndRecompressTextures(textures),
   )
 }
 

@@ -1,49 +1,89 @@
 // Texture size cap and re-encoding, with sharp (loaded only when a document has textures).
-import { type Document, ImageUtils, type Transform } from '@gltf-transform/core'
-import { textureCompress } from '@gltf-transform/functions'
+import { type Document, ImageUtils, type Texture, type Transform } from '@gltf-transform/core'
+import { EXTTextureWebP } from '@gltf-transform/extensions'
+import type { Sharp } from 'sharp'
 
 /** Larger textures are scaled down to fit (aspect kept): viewers cannot use more on most GPUs. */
 export const MAX_TEXTURE_SIZE = 4096
 
 /**
- * Caps every texture at MAX_TEXTURE_SIZE, then re-encodes each in its own format (PNG, JPEG, WebP,
- * AVIF) and keeps the result only when it is smaller — textureCompress() without `resize` does
- * exactly that, but with `resize` it keeps re-encoded images even when they grew, so the cap is
- * applied here first, to oversized images only.
+ * `webp`: a texture is stored as WebP (EXT_texture_webp) when that is smaller than its PNG/JPEG
+ * form; `keep`: textures stay in their format, for viewers without WebP support.
  */
-export function capAndRecompressTextures(): Transform {
+export type TextureMode = 'webp' | 'keep'
+
+export const TEXTURE_MODES: readonly TextureMode[] = ['webp', 'keep']
+
+/** The mode of TESSERA_CONVERSION_TEXTURES (inherited by the conversion's child process). */
+export function textureModeFromEnv(env: Record<string, string | undefined> = process.env): TextureMode {
+  const raw = env.TESSERA_CONVERSION_TEXTURES?.trim().toLowerCase()
+  return raw === 'keep' ? 'keep' : 'webp'
+}
+
+type SharpFactory = (input: Uint8Array) => Sharp
+type Candidate = { image: Uint8Array; mimeType: string }
+
+/**
+ * Caps every texture at MAX_TEXTURE_SIZE, then keeps the smallest of: the image as it is (capped),
+ * re-encoded in its own format, and (mode `webp`) WebP — lossless from PNG, whose content may be data
+ * (normal maps, masks) that lossy coding would damage; lossy from JPEG, which already is. An image
+ * sharp cannot decode is passed through unchanged: re-encoding is only ever a size win.
+ */
+export function capAndRecompressTextures(mode: TextureMode = 'webp'): Transform {
   return async function capAndRecompressTextures(document: Document): Promise<void> {
     const textures = document.getRoot().listTextures()
     if (textures.length === 0) return
     const { default: sharp } = await import('sharp')
-    for (const texture of textures) {
-      const image = texture.getImage()
-      const mimeType = texture.getMimeType()
-      if (!image || !isSharpFormat(mimeType)) continue
-      const size = ImageUtils.getSize(image, mimeType)
-      if (!size || Math.max(size[0], size[1]) <= MAX_TEXTURE_SIZE) continue
-      const resized = await sharp(image)
-        .resize(MAX_TEXTURE_SIZE, MAX_TEXTURE_SIZE, { fit: 'inside', kernel: 'lanczos3' })
-        .toFormat(sharpFormat(mimeType))
-        .toBuffer()
-        .catch(() => undefined) // an image sharp cannot decode is passed through unchanged
-      if (resized) texture.setImage(new Uint8Array(resized.buffer, resized.byteOffset, resized.byteLength))
-    }
-    try {
-      await document.transform(textureCompress({ encoder: sharp }))
-    } catch {
-      // Same: undecodable images stay as they came; re-encoding is only ever a size win.
-    }
+    for (const texture of textures) await recompress(sharp, texture, mode)
+    const webp = document
+      .getRoot()
+      .listTextures()
+      .some((texture) => texture.getMimeType() === 'image/webp')
+    if (webp) document.createExtension(EXTTextureWebP).setRequired(true)
   }
 }
 
-function isSharpFormat(mimeType: string): boolean {
-  return ['image/png', 'image/jpeg', 'image/webp', 'image/avif'].includes(mimeType)
+async function recompress(sharp: SharpFactory, texture: Texture, mode: TextureMode): Promise<void> {
+  const image = texture.getImage()
+  const mimeType = texture.getMimeType()
+  if (!image || !(mimeType in FORMATS)) return
+  try {
+    let current: Candidate = { image, mimeType }
+    const size = ImageUtils.getSize(image, mimeType)
+    if (size && Math.max(size[0], size[1]) > MAX_TEXTURE_SIZE) {
+      // A resized image must be re-encoded whatever its size: the cap is a rule, not a saving.
+      current = await encode(sharp(image).resize(MAX_TEXTURE_SIZE, MAX_TEXTURE_SIZE, RESIZE), mimeType)
+    }
+    const candidates = [current, await encode(sharp(current.image), mimeType)]
+    if (mode === 'webp' && mimeType !== 'image/webp') {
+      candidates.push(await encode(sharp(current.image), 'image/webp', mimeType === 'image/png'))
+    }
+    const best = candidates.reduce((a, b) => (b.image.byteLength < a.image.byteLength ? b : a))
+    if (best.image !== image) texture.setImage(best.image).setMimeType(best.mimeType)
+    if (best.mimeType !== mimeType) texture.setURI(replaceExtension(texture.getURI(), best.mimeType))
+  } catch {
+    // undecodable or unsupported by sharp: kept as it came
+  }
 }
 
-function sharpFormat(mimeType: string): 'png' | 'jpeg' | 'webp' | 'avif' {
-  if (mimeType === 'image/jpeg') return 'jpeg'
-  if (mimeType === 'image/webp') return 'webp'
-  if (mimeType === 'image/avif') return 'avif'
-  return 'png'
+const RESIZE = { fit: 'inside', kernel: 'lanczos3', withoutEnlargement: true } as const
+
+const FORMATS: Record<string, 'png' | 'jpeg' | 'webp' | 'avif'> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+}
+
+async function encode(pipeline: Sharp, mimeType: string, lossless = false): Promise<Candidate> {
+  const format = FORMATS[mimeType] ?? 'png'
+  // WebP's effort 5 (of 6) is smaller than the default 4 for the same quality, decodes as fast.
+  const options = format === 'webp' ? { lossless, effort: 5 } : {}
+  const buffer = await pipeline.toFormat(format, options).toBuffer()
+  return { image: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength), mimeType }
+}
+
+function replaceExtension(uri: string, mimeType: string): string {
+  if (!uri) return uri
+  return uri.replace(/\.[^./]*$/, '') + ImageUtils.mimeTypeToExtension(mimeType).replace(/^(?!\.)/, '.')
 }

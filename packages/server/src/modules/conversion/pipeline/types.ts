@@ -39,7 +39,23 @@ export interface ConversionResult {
   glb: Uint8Array
   /** The scene's root nodes with their descendants; IDs as written in each node's `extras.tesseraId`. */
   tree: TreeNode[]
-  stats: { inputBytes: number; outputBytes: number; triangles: number; nodes: number }
+  stats: {
+    inputBytes: number
+    outputBytes: number
+    triangles: number
+    nodes: number
+    /** The final encoding chosen (smallest wins), with the size of every candidate tried. */
+    encoding: EncodingChoice
+  }
+}
+
+/**
+ * `meshopt`: re-encoded as gltf-transform's optimize does; `draco`: a Draco input re-encoded with
+ * Draco at its own precision; `input`: a meshopt input written with its own quantization.
+ */
+export interface EncodingChoice {
+  chosen: 'meshopt' | 'draco' | 'input'
+  sizes: Partial<Record<'meshopt' | 'draco' | 'input', number>>
 }
 
 /** Reports progress 0–100; called a handful of times per conversion, never per vertex. */

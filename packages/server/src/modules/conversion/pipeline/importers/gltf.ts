@@ -26,13 +26,9 @@ export const importGltf: Importer = async (input) => {
   }
   const extensionsUsed = Array.isArray(json.extensionsUsed) ? json.extensionsUsed : []
   if (extensionsUsed.includes('KHR_draco_mesh_compression')) await enableDracoDecoding(io)
-  const document = await readWithSideFiles(io, json, bin, input.files)
-  // Compressed geometry was decoded on read; optimize() compresses it again (with meshopt).
-  for (const extension of document.getRoot().listExtensionsUsed()) {
-    const name = extension.extensionName
-    if (name === 'KHR_draco_mesh_compression' || name === 'EXT_meshopt_compression') extension.dispose()
-  }
-  return document
+  // Compressed geometry is decoded on read; the extensions stay listed so that convert.ts knows
+  // which encoding the input had (it may keep it: encode.ts).
+  return readWithSideFiles(io, json, bin, input.files)
 }
 
 /** A GLB's JSON and BIN chunks, checked enough to give clear messages for non-GLB or cut-off files. */

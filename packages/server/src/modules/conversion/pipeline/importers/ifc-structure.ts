@@ -1,8 +1,16 @@
 // The IFC spatial structure as a node hierarchy: IfcProject → IfcSite → IfcBuilding →
 // IfcBuildingStorey (IfcRelAggregates) → the elements each storey contains
 // (IfcRelContainedInSpatialStructure) → their parts (IfcRelAggregates again).
-import type { Document, Mesh, Node } from '@gltf-transform/core'
+import type { Document, Mesh, mat4, Node } from '@gltf-transform/core'
+import { transformMesh } from '@gltf-transform/functions'
 import { IFCPROJECT, IFCRELAGGREGATES, IFCRELCONTAINEDINSPATIALSTRUCTURE, type IfcAPI } from 'web-ifc'
+import { IDENTITY, invertAffine, isIdentity, isTrs, type Matrix, multiply } from './matrix.ts'
+
+/** A product's mesh, in the frame `frame` (world, column-major) that its node is to be placed at. */
+export interface PlacedMesh {
+  mesh: Mesh
+  frame: Matrix
+}
 
 /**
  * Adds the model's hierarchy to the scene, attaching each product's mesh to its node. Products
@@ -13,24 +21,42 @@ export function addSpatialTree(
   api: IfcAPI,
   modelID: number,
   document: Document,
-  meshes: ReadonlyMap<number, Mesh>,
+  meshes: ReadonlyMap<number, PlacedMesh>,
 ): Node[] {
   const children = childRelations(api, modelID)
   const visited = new Set<number>()
-  const nodeFor = (expressID: number): Node => {
+  const nodeFor = (expressID: number, parentWorld: Matrix): Node => {
     visited.add(expressID)
     const node = productNode(api, modelID, document, expressID)
-    const mesh = meshes.get(expressID)
-    if (mesh) node.setMesh(mesh.setName(node.getName()))
+    const placed = meshes.get(expressID)
+    const world = placed ? place(node, placed, parentWorld) : parentWorld
     for (const child of children.get(expressID) ?? []) {
       // A product listed twice (or a cyclic relation) keeps its first place only.
-      if (!visited.has(child)) node.addChild(nodeFor(child))
+      if (!visited.has(child)) node.addChild(nodeFor(child, world))
     }
     return node
   }
-  const roots = idsOfType(api, modelID, IFCPROJECT).map(nodeFor)
-  for (const expressID of meshes.keys()) if (!visited.has(expressID)) roots.push(nodeFor(expressID))
+  const roots = idsOfType(api, modelID, IFCPROJECT).map((id) => nodeFor(id, IDENTITY))
+  for (const expressID of meshes.keys()) {
+    if (!visited.has(expressID)) roots.push(nodeFor(expressID, IDENTITY))
+  }
   return roots
+}
+
+/**
+ * Gives the node its mesh and the transform from its parent's frame to the mesh's; returns the
+ * node's world frame. A transform a node cannot carry (shear) is baked into the mesh instead.
+ */
+function place(node: Node, placed: PlacedMesh, parentWorld: Matrix): Matrix {
+  node.setMesh(placed.mesh.setName(node.getName()))
+  const local = multiply(invertAffine(parentWorld) ?? IDENTITY, placed.frame)
+  if (isIdentity(local)) return parentWorld
+  if (isTrs(local)) {
+    node.setMatrix(local as unknown as mat4)
+    return placed.frame
+  }
+  transformMesh(placed.mesh, local as unknown as mat4)
+  return parentWorld
 }
 
 /** Parent → children, storeys and other decompositions before the elements a structure contains. */

@@ -7,12 +7,13 @@
 // hundreds of km from the origin) next to it: glTF positions are 32-bit floats, which would leave
 // centimeter jitter out there. The georeference itself is not kept.
 import path from 'node:path'
-import { Document, type Mesh } from '@gltf-transform/core'
+import { Document } from '@gltf-transform/core'
 import { IfcAPI, LogLevel, type PlacedGeometry } from 'web-ifc'
 import { pipelineLogger } from '../io.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { materialPalette, type Rgba, trianglePrimitive } from './cad-geometry.ts'
-import { addSpatialTree } from './ifc-structure.ts'
+import { addSpatialTree, type PlacedMesh } from './ifc-structure.ts'
+import { IDENTITY, invertAffine, isTrs, type Matrix, multiply, sameMatrix } from './matrix.ts'
 
 let apiPromise: Promise<IfcAPI> | undefined
 
@@ -83,20 +84,25 @@ function buildDocument(api: IfcAPI, modelID: number, stem: string): Document {
   const document = new Document().setLogger(pipelineLogger)
   const buffer = document.createBuffer()
   const palette = materialPalette(document)
-  const meshes = new Map<number, Mesh>()
+  const meshes = new Map<number, PlacedMesh>()
 
   api.StreamAllMeshes(modelID, (flat) => {
     const mesh = document.createMesh()
-    for (let i = 0; i < flat.geometries.size(); i++) {
-      const placed = flat.geometries.get(i)
+    const placements = Array.from({ length: flat.geometries.size() }, (_, i) => flat.geometries.get(i))
+    const frame = productFrame(placements.map((placed) => placed.flatTransformation))
+    const toFrame = invertAffine(frame) ?? IDENTITY
+    for (const placed of placements) {
       const geometry = api.GetGeometry(modelID, placed.geometryExpressID)
       try {
         const vertices = api.GetVertexArray(geometry.GetVertexData(), geometry.GetVertexDataSize())
         const indices = api.GetIndexArray(geometry.GetIndexData(), geometry.GetIndexDataSize())
+        const transform = placed.flatTransformation
+        // Exactly the frame: the geometry's own vertices, so every occurrence is byte-identical.
+        const relative = sameMatrix(transform, frame) ? IDENTITY : multiply(toFrame, transform)
         const primitive = trianglePrimitive(
           document,
           buffer,
-          placeVertices(vertices, indices, placed.flatTransformation),
+          placeVertices(vertices, indices, relative),
           palette(colorOf(placed)),
         )
         if (primitive) mesh.addPrimitive(primitive)
@@ -104,7 +110,7 @@ function buildDocument(api: IfcAPI, modelID: number, stem: string): Document {
         geometry.delete()
       }
     }
-    if (mesh.listPrimitives().length > 0) meshes.set(flat.expressID, mesh)
+    if (mesh.listPrimitives().length > 0) meshes.set(flat.expressID, { mesh, frame })
     else mesh.dispose()
   })
   if (meshes.size === 0) throw new ConversionError('the IFC file holds no geometry')
@@ -113,6 +119,16 @@ function buildDocument(api: IfcAPI, modelID: number, stem: string): Document {
   document.getRoot().setDefaultScene(scene)
   for (const root of addSpatialTree(api, modelID, document, meshes)) scene.addChild(root)
   return document
+}
+
+/**
+ * The frame a product's geometry is stored in: its first placement (a window's, a column's), so
+ * that repeated products hold identical vertices and are stored once (dedup), each node carrying
+ * its placement. Identity (placement baked into the vertices) when a node cannot carry it.
+ */
+function productFrame(transforms: number[][]): Matrix {
+  const [first] = transforms
+  return first && first.length === 16 && isTrs(first) ? first : IDENTITY
 }
 
 /** IFC colors are sRGB (as authoring tools show them); glTF's baseColorFactor is linear. */
@@ -124,8 +140,8 @@ function colorOf(placed: PlacedGeometry): Rgba {
 }
 
 /**
- * web-ifc geometry: 6 floats per vertex (position, normal) in the geometry's own frame; the
- * placement (column-major 4×4) is baked in so each product is one mesh at an identity node.
+ * web-ifc geometry: 6 floats per vertex (position, normal) in the geometry's own frame; `m`
+ * (column-major 4×4) takes it into the product's frame (identity for the first placement).
  * Normals go through the cofactor matrix (the inverse transpose up to scale), which stays right
  * under the non-uniform scales of IfcCartesianTransformationOperator; a mirroring placement
  * also flips the winding so front faces stay front.

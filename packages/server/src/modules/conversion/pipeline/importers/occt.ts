@@ -7,11 +7,13 @@
 // glTF is Y-up, so points turn (x, y, z) → (x, z, −y), the same rotation web-ifc applies to IFC.
 // The turn is baked into the vertices: occt returns world-space triangles with no transforms.
 import path from 'node:path'
-import { Document, type Mesh, type Node } from '@gltf-transform/core'
+import { Document, type Mesh, type mat4, type Node } from '@gltf-transform/core'
 import { pipelineLogger } from '../io.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { extensionOf } from '../unpack.ts'
 import { DEFAULT_COLOR, materialPalette, type Rgba, trianglePrimitive } from './cad-geometry.ts'
+import { findRepeats } from './congruent.ts'
+import type { Matrix } from './matrix.ts'
 import {
   type OcctFormat,
   type OcctMesh,
@@ -20,6 +22,7 @@ import {
   type OcctReply,
   readWithOcct,
 } from './occt-worker.ts'
+import { readProductTree, restoreAssemblies } from './step-structure.ts'
 
 const FORMATS: ReadonlyMap<string, { format: OcctFormat; label: string }> = new Map([
   ['.step', { format: 'step', label: 'STEP' }],
@@ -62,6 +65,8 @@ export function createOcctImporter(options: OcctImporterOptions = {}): Importer 
     const reply = await readWithOcct(format, input.bytes, PARAMS, timeoutMs(input.bytes.byteLength))
     if (reply.kind !== 'ok') throw readFailure(reply, label)
     const stem = path.posix.basename(input.name, path.posix.extname(input.name))
+    if (format === 'step')
+      reply.root = restoreAssemblies(reply.root, reply.meshes, readProductTree(input.bytes))
     const document = buildDocument(reply, stem, format === 'brep' ? 0.001 : 1)
     if (countTriangles(document) === 0) throw new ConversionError(`the ${label} file holds no geometry`)
     return document
@@ -89,6 +94,18 @@ function buildDocument(reply: Extract<OcctReply, { kind: 'ok' }>, stem: string, 
   document.getRoot().setDefaultScene(scene)
 
   for (const source of reply.meshes) toYUp(source, scale)
+  const repeats = findRepeats(
+    reply.meshes.map((mesh) => ({ ...mesh, key: JSON.stringify([mesh.color, mesh.faces]) })),
+  )
+  const built = new Map<number, Mesh | null>()
+  // A repeated shape reuses the mesh of its first occurrence, placed by the node's transform.
+  const meshOf = (index: number, name: string): { mesh: Mesh | null; matrix?: Matrix } => {
+    const repeat = repeats.get(index)
+    const original = repeat?.of ?? index
+    const source = reply.meshes[original]
+    if (!built.has(original)) built.set(original, source ? gltfMesh(source, name) : null)
+    return { mesh: built.get(original) ?? null, matrix: repeat?.matrix }
+  }
 
   const gltfMesh = (source: OcctMesh, name: string): Mesh | null => {
     const mesh = document.createMesh(name)
@@ -102,9 +119,9 @@ function buildDocument(reply: Extract<OcctReply, { kind: 'ok' }>, stem: string, 
   }
 
   const meshNode = (index: number, fallbackName: string): Node => {
-    const source = reply.meshes[index]
-    const node = document.createNode(source?.name || fallbackName)
-    const mesh = source ? gltfMesh(source, node.getName()) : null
+    const node = document.createNode(reply.meshes[index]?.name || fallbackName)
+    const { mesh, matrix } = meshOf(index, node.getName())
+    if (mesh && matrix) node.setMatrix(matrix as unknown as mat4)
     return mesh ? node.setMesh(mesh) : node
   }
 

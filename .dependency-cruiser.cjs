@@ -1,0 +1,71 @@
+// Import rules of the server's layers (docs/architecture.md), checked by `npm run lint`.
+// Layers, bottom up: contract (pure TypeBox) → platform (kernel) → events (outbox) → delivery (engine)
+// → modules (features) → app/cli. A layer imports only those below it; a feature module imports another
+// only through that module's index.ts; no import cycle crosses a folder.
+const SRC = '^packages/server/src/'
+
+/** `from` may import nothing under src/ but the listed folders (npm packages are not restricted here). */
+function onlyImports(name, from, allowed) {
+  return {
+    name,
+    severity: 'error',
+    comment: `${from} may import only ${allowed.join(', ')}`,
+    from: { path: `${SRC}${from}/` },
+    to: { path: SRC, pathNot: allowed.map((folder) => `${SRC}${folder}/`) },
+  }
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'contract-is-pure',
+      severity: 'error',
+      comment:
+        'contract/ is pure TypeBox: it imports nothing of ours outside contract/, no Node built-in and no package but typebox',
+      from: { path: `${SRC}contract/` },
+      // typebox ships ESM only, which the resolver leaves unresolved: it is matched by name then.
+      to: { pathNot: [`${SRC}contract/`, '^node_modules/typebox/', '^typebox$'] },
+    },
+    onlyImports('platform-below-features', 'platform', ['platform', 'contract']),
+    onlyImports('events-layer', 'events', ['events', 'platform', 'contract']),
+    onlyImports('delivery-layer', 'delivery', ['delivery', 'events', 'platform', 'contract']),
+    {
+      name: 'modules-through-index',
+      severity: 'error',
+      comment: 'a feature module imports another module only through its index.ts',
+      from: { path: `${SRC}modules/([^/]+)/` },
+      to: { path: `${SRC}modules/`, pathNot: [`${SRC}modules/$1/`, `${SRC}modules/[^/]+/index\\.ts$`] },
+    },
+    {
+      name: 'app-through-index',
+      severity: 'error',
+      comment: 'code outside modules/ reaches a module only through its index.ts',
+      from: { path: SRC, pathNot: `${SRC}modules/` },
+      to: { path: `${SRC}modules/`, pathNot: `${SRC}modules/[^/]+/index\\.ts$` },
+    },
+    {
+      name: 'layers-through-index',
+      severity: 'error',
+      comment: 'events/ and delivery/ are reached from outside only through their index.ts',
+      from: { path: SRC, pathNot: `${SRC}(events|delivery)/` },
+      to: { path: `${SRC}(events|delivery)/`, pathNot: `${SRC}(events|delivery)/index\\.ts$` },
+    },
+    {
+      name: 'no-cycle-between-folders',
+      severity: 'error',
+      comment: 'an import cycle may stay inside one folder (a module, a layer), never cross folders',
+      from: { path: `${SRC}(modules/[^/]+|[^/]+)/` },
+      to: { circular: true, via: { pathNot: `${SRC}$1/` } },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JavaScript API, so the sources are parsed with swc.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+      conditionNames: ['import', 'node', 'default'],
+    },
+  },
+}

@@ -1,0 +1,82 @@
+// The bench's webhook receiver, in a child process of its own (this file run with `--receiver`)
+// so that it never shares an event loop with the systems under test: answers every POST with 200
+// and `{"success":true}`, counts them and records each one's enqueue-to-arrival time (the enqueue
+// time travels in the event data as `t`).
+import { type ChildProcess, fork } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+/** Parent → receiver. */
+type Command = { type: 'reset' } | { type: 'stats' }
+/** Receiver → parent. */
+type Reply = { type: 'ready'; port: number } | { type: 'stats'; count: number; latencies: number[] }
+
+/** Sub-millisecond wall-clock time, comparable across processes on one machine. */
+export const nowMs = () => performance.timeOrigin + performance.now()
+
+async function receiver(): Promise<void> {
+  let count = 0
+  let latencies: number[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const arrived = nowMs()
+      const envelope = JSON.parse(Buffer.concat(chunks).toString()) as { data?: { t?: number } }
+      count += 1
+      if (typeof envelope.data?.t === 'number') latencies.push(arrived - envelope.data.t)
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{"success":true}')
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  process.on('message', (message: Command) => {
+    if (message.type === 'reset') {
+      count = 0
+      latencies = []
+    }
+    process.send?.({ type: 'stats', count, latencies } satisfies Reply)
+  })
+  process.on('disconnect', () => process.exit(0))
+  process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port } satisfies Reply)
+}
+
+export class ReceiverProcess {
+  constructor(
+    readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<ReceiverProcess> {
+    const child = fork(fileURLToPath(import.meta.url), ['--receiver'], { stdio: 'inherit' })
+    const [ready] = (await once(child, 'message')) as [Reply]
+    if (ready.type !== 'ready') throw new Error('receiver did not start')
+    return new ReceiverProcess(child, `http://127.0.0.1:${ready.port}/hook`)
+  }
+
+  ask(command: Command): Promise<{ count: number; latencies: number[] }> {
+    this.child.send(command)
+    return once(this.child, 'message').then(([reply]) => reply as { count: number; latencies: number[] })
+  }
+
+  /** Polls until the receiver has seen `count` requests since the last reset. */
+  async waitFor(count: number, timeoutMs = 120_000): Promise<{ count: number; latencies: number[] }> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const stats = await this.ask({ type: 'stats' })
+      if (stats.count >= count) return stats
+      if (Date.now() > deadline) throw new Error(`receiver saw ${stats.count} of ${count} in time`)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  }
+
+  stop(): void {
+    this.child.disconnect()
+  }
+}
+
+if (process.argv[2] === '--receiver') await receiver()

@@ -1,0 +1,83 @@
+// Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
+
+import type { TesseraError } from './errors.ts'
+import { Files } from './files.ts'
+import { type ApiClient, createApi, type HttpOptions, type Tokens, unwrap } from './http.ts'
+import { Annotations, Configurations, SceneAttributes } from './records.ts'
+import { SessionKeeper, type SessionOptions, tokenFromCookies } from './session.ts'
+import { Webhooks } from './webhook-api.ts'
+
+export type Credentials = { username: string; password: string } | { authToken: string }
+export type ConnectOptions = HttpOptions & SessionOptions & Credentials
+
+export class Tessera {
+  readonly files: Files
+  readonly attributes: SceneAttributes
+  readonly annotations: Annotations
+  readonly configurations: Configurations
+  readonly webhooks: Webhooks
+
+  private constructor(
+    /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
+    readonly api: ApiClient,
+    private readonly tokens: Tokens,
+    private readonly session: SessionKeeper,
+  ) {
+    this.files = new Files(api)
+    this.attributes = new SceneAttributes(api)
+    this.annotations = new Annotations(api)
+    this.configurations = new Configurations(api)
+    this.webhooks = new Webhooks(api)
+  }
+
+  /**
+   * Logs in (or takes an auth token, e.g. one minted for single sign-on), opens a session (takes a
+   * license: NoLicenseAvailableError when none is free) and keeps it alive until `close()`.
+   * Opening a session supersedes the account's previous one.
+   */
+  static async connect(options: ConnectOptions): Promise<Tessera> {
+    const tokens: Tokens = { auth: '', session: '' }
+    const api = createApi(options, tokens)
+    if ('authToken' in options) tokens.auth = options.authToken
+    else {
+      const body = { username: options.username, password: options.password }
+      tokens.auth = tokenFromCookies((await unwrap(api.POST('/account/login/', { body }))).cookies)
+    }
+    const session = new SessionKeeper(api, tokens, options)
+    await session.open()
+    return new Tessera(api, tokens, session)
+  }
+
+  /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. */
+  get authToken(): string {
+    return this.tokens.auth
+  }
+
+  /** The session token (your license). */
+  get sessionToken(): string {
+    return this.tokens.session
+  }
+
+  /** When the session expires unless kept alive (the keep-alive timer renews it at half its TTL). */
+  get expiresAt(): Date | undefined {
+    return this.session.expiresAt
+  }
+
+  /** Why the session stopped working (superseded, expired, …), once a keep-alive found out. */
+  get sessionLost(): TesseraError | undefined {
+    return this.session.lost
+  }
+
+  /** Renews the session now. */
+  keepAlive(): Promise<Date> {
+    return this.session.keepAlive()
+  }
+
+  /**
+   * Stops the keep-alive and deletes the session. The server frees its license at the answered
+   * time (`TESSERA_SESSION_DELETE_DELAY` later, default 5 minutes; until then the token still works).
+   */
+  close(): Promise<Date | undefined> {
+    return this.session.close()
+  }
+}

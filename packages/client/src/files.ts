@@ -1,0 +1,153 @@
+// Files: listing, records, uploads (with progress), downloads as streams, the scene tree, and
+// waiting for a conversion to finish.
+import { TesseraError } from './errors.ts'
+import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
+import type { FileView, SceneNode, ShareRole } from './types.ts'
+import { type UploadOptions, type UploadSource, uploadFile } from './upload.ts'
+
+export interface DownloadOptions {
+  signal?: AbortSignal
+  /** A single byte range, e.g. `bytes=0-1023` (206 Partial Content). */
+  range?: string
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal
+  /** Give up after this long (default 10 minutes, the server's conversion timeout). */
+  timeoutMs?: number
+}
+
+export class Files {
+  constructor(private readonly api: ApiClient) {}
+
+  /** The files of one of the caller's directories (`/` = the root). */
+  async list(directory = '/'): Promise<FileView[]> {
+    const path = directory.replace(/^\/+|\/+$/g, '')
+    const answer = path
+      ? await unwrap(
+          this.api.GET('/file/dir/private/{*}', {
+            params: { path: { '*': path } },
+            // Keep the slashes of a nested directory: it is one wildcard path, not one segment.
+            pathSerializer: (pathname, params) => pathname.replace('{*}', encodePath(String(params['*']))),
+          }),
+        )
+      : await unwrap(this.api.GET('/file/dir/private/'))
+    return answer.files
+  }
+
+  async get(id: string): Promise<FileView> {
+    return (await unwrap(this.api.GET('/file/{id}', { params: { path: { id } } }))).file
+  }
+
+  async delete(id: string): Promise<void> {
+    await unwrap(this.api.DELETE('/file/{id}', { params: { path: { id } } }))
+  }
+
+  /**
+   * Uploads a Blob, File or stream (Node: see `@tessera/client/node` for a path). Uploading to a
+   * path that already holds a file makes a new revision of it (same `_id`, `__v` + 1).
+   */
+  upload(source: UploadSource, options: UploadOptions = {}): Promise<FileView> {
+    return uploadFile(this.api, source, options)
+  }
+
+  async share(id: string, email: string, role: ShareRole): Promise<FileView> {
+    return (
+      await unwrap(this.api.POST('/file/{id}/share', { params: { path: { id } }, body: { email, role } }))
+    ).file
+  }
+
+  async unshare(id: string, email: string): Promise<FileView> {
+    const call = this.api.DELETE('/file/{id}/share/{email}', { params: { path: { id, email } } })
+    return (await unwrap(call)).file
+  }
+
+  /** The original bytes of the current revision. */
+  download(id: string, options: DownloadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.#stream(this.api.GET('/file/{id}/download', streamOptions(id, options)), options)
+  }
+
+  /** The optimized GLB; 409 NOT_READY until the conversion succeeded. */
+  downloadOptimized(id: string, options: DownloadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.#stream(this.api.GET('/file/{id}/optimized', streamOptions(id, options)), options)
+  }
+
+  async #stream(
+    call: Promise<{ response: Response; error?: unknown }>,
+    options: DownloadOptions,
+  ): Promise<ReadableStream<Uint8Array>> {
+    let answer: { response: Response; error?: unknown }
+    try {
+      answer = await call
+    } catch (error) {
+      throw networkError(error, options.signal)
+    }
+    const { response } = answer
+    if (!response.ok) throw errorFromAnswer(response, answer.error)
+    if (!response.body) {
+      throw new TesseraError({ status: response.status, code: 'UNEXPECTED_RESPONSE', detail: 'no body' })
+    }
+    return response.body
+  }
+
+  /** The scene tree (`[{id, name, children}]`); 409 NOT_READY until the conversion succeeded. */
+  async sceneTree(id: string): Promise<SceneNode[]> {
+    return (await unwrap(this.api.GET('/file/{id}/scene-tree', { params: { path: { id } } }))).tree
+  }
+
+  /**
+   * Resolves with the file once its conversion succeeded (`state: "ready"`); throws a TesseraError
+   * `CONVERSION_FAILED` (with the server's reason as `detail`) when it failed, `TIMEOUT` after
+   * `timeoutMs`, `ABORTED` when `signal` fires. Polls GET /file/:id with back-off (0.25 s growing
+   * to 5 s): this API version has no event stream to wait on.
+   */
+  async waitUntilReady(id: string, options: WaitOptions = {}): Promise<FileView> {
+    const deadline = Date.now() + (options.timeoutMs ?? 600_000)
+    let delay = 250
+    for (;;) {
+      const file = await this.get(id)
+      if (file.state === 'ready') return file
+      if (file.state === 'error') {
+        throw new TesseraError({
+          status: 0,
+          code: 'CONVERSION_FAILED',
+          detail: file.error || 'conversion failed',
+        })
+      }
+      const left = deadline - Date.now()
+      if (left <= 0) {
+        throw new TesseraError({ status: 0, code: 'TIMEOUT', detail: `file ${id} is still ${file.state}` })
+      }
+      await sleep(Math.min(delay, left), options.signal)
+      delay = Math.min(5_000, delay * 1.5)
+    }
+  }
+}
+
+function streamOptions(id: string, options: DownloadOptions) {
+  return {
+    params: { path: { id } },
+    parseAs: 'stream' as const,
+    ...(options.range ? { headers: { range: options.range } } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }
+}
+
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/')
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => {
+      clearTimeout(timer)
+      reject(new TesseraError({ status: 0, code: 'ABORTED', detail: 'waitUntilReady was aborted' }))
+    }
+    if (signal?.aborted) return aborted()
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', aborted, { once: true })
+  })
+}

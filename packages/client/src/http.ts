@@ -1,0 +1,116 @@
+// The one HTTP layer: an openapi-fetch client typed by the generated paths, a middleware that
+// presents the tokens as headers, and `unwrap`, which turns every non-2xx answer into a TesseraError.
+import createClient, { type Client } from 'openapi-fetch'
+import { type ClientCode, problemError, TesseraError } from './errors.ts'
+import type { paths } from './generated/api.ts'
+
+export type ApiClient = Client<paths>
+
+/** The tokens of a connection; `session` is empty until a session exists. */
+export interface Tokens {
+  auth: string
+  session: string
+}
+
+export interface HttpOptions {
+  url: string
+  /** A fetch of your own (proxies, tests); default globalThis.fetch. */
+  fetch?: typeof globalThis.fetch
+  /** Extra headers for every call. */
+  headers?: Record<string, string>
+}
+
+export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
+  const api = createClient<paths>({
+    baseUrl: options.url.replace(/\/+$/, ''),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Tokens travel as headers only. `omit` also makes browsers ignore the X-Service-Session cookie
+    // the session call sets: a cookie sent back next to the headers is 400 AMBIGUOUS_CREDENTIALS.
+    credentials: 'omit',
+    // The API never redirects, and a redirect must not carry the tokens elsewhere. `error` also
+    // keeps Node's fetch from teeing a streamed upload body for a possible redirect, which held the
+    // whole upload in memory (undici issue 4058); `manual` does not avoid that.
+    redirect: 'error',
+    ...(options.headers ? { headers: options.headers } : {}),
+  })
+  api.use({
+    onRequest({ request }) {
+      if (tokens.auth && !request.headers.has('authorization')) {
+        request.headers.set('authorization', `Bearer ${tokens.auth}`)
+      }
+      if (tokens.session) request.headers.set('x-service-session', tokens.session)
+      return request
+    },
+  })
+  return api
+}
+
+interface Answer<T> {
+  data?: T
+  error?: unknown
+  response: Response
+}
+
+/** Awaits an openapi-fetch call: its data, or a TesseraError (also for network failures). */
+export async function unwrap<T>(call: Promise<Answer<T>>, signal?: AbortSignal): Promise<T> {
+  let answer: Answer<T>
+  try {
+    answer = await call
+  } catch (error) {
+    throw networkError(error, signal)
+  }
+  const { response } = answer
+  if (response.ok) return answer.data as T
+  throw errorFromAnswer(response, answer.error)
+}
+
+export function errorFromAnswer(response: Response, body: unknown): TesseraError {
+  const requestId = response.headers.get('x-request-id') ?? undefined
+  if (isProblem(body)) {
+    return problemError({
+      status: response.status,
+      code: body.code,
+      detail: body.detail,
+      title: body.title,
+      requestId,
+    })
+  }
+  return new TesseraError({
+    status: response.status,
+    code: 'UNEXPECTED_RESPONSE',
+    detail: `HTTP ${response.status} without a problem document`,
+    requestId,
+  })
+}
+
+/** A problem document read from a raw Response (downloads, uploads). */
+export async function errorFromResponse(response: Response): Promise<TesseraError> {
+  const text = await response.text().catch(() => '')
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return errorFromAnswer(response, body)
+}
+
+export function networkError(error: unknown, signal?: AbortSignal): TesseraError {
+  if (error instanceof TesseraError) return error
+  const aborted = signal?.aborted || (error instanceof Error && error.name === 'AbortError')
+  const code: ClientCode = aborted ? 'ABORTED' : 'NETWORK_ERROR'
+  const detail = error instanceof Error ? error.message : String(error)
+  return new TesseraError({ status: 0, code, detail, cause: error })
+}
+
+interface ProblemBody {
+  code: TesseraError['code']
+  detail: string
+  title: string
+}
+
+function isProblem(body: unknown): body is ProblemBody {
+  if (typeof body !== 'object' || body === null) return false
+  const { code, detail } = body as Record<string, unknown>
+  return typeof code === 'string' && typeof detail === 'string'
+}

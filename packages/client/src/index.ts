@@ -1,0 +1,27 @@
+// @tessera/client: the browser-safe entry (also the default in Node). Node-only helpers (upload
+// from a path, Node streams) are in @tessera/client/node; the webhook verifier in
+// @tessera/client/webhooks.
+export { type ConnectOptions, type Credentials, Tessera } from './client.ts'
+export {
+  type ClientCode,
+  isSessionLost,
+  NoLicenseAvailableError,
+  type ProblemCode,
+  SessionSupersededError,
+  TesseraError,
+} from './errors.ts'
+export type { DownloadOptions, WaitOptions } from './files.ts'
+export type { ApiClient } from './http.ts'
+export type { ProgressCallback, UploadProgress } from './multipart.ts'
+export type { AnnotationInput, AnnotationUpdate, AttributesPage, ConfigurationInput } from './records.ts'
+export type { SessionOptions } from './session.ts'
+export type * from './types.ts'
+export type { UploadOptions, UploadSource } from './upload.ts'
+export type {
+  DeliveryPage,
+  DeliveryQuery,
+  RecoverResult,
+  WebhookInput,
+  WebhookResource,
+  WebhookUpdate,
+} from './webhook-api.ts'

@@ -1,0 +1,95 @@
+// The session lifecycle the API imposes: log in (or take an auth token), take a license with
+// POST /account/session, keep it alive at half its TTL, and give it back with DELETE on close.
+import { isSessionLost, TesseraError } from './errors.ts'
+import { type ApiClient, networkError, type Tokens, unwrap } from './http.ts'
+
+export interface SessionOptions {
+  /** Keep the session alive automatically (default true). */
+  keepAlive?: boolean
+  /**
+   * Called once when the session can no longer work (superseded by a newer session of the same
+   * account, expired, deleted, account disabled), as found by a keep-alive. The SDK never opens a
+   * new session by itself: that would supersede the other one in turn.
+   */
+  onSessionLost?: (error: TesseraError) => void
+}
+
+/** The auth token inside login's `cookies` (`jsonwebtoken=<token>`). */
+export function tokenFromCookies(cookies: string | undefined): string {
+  // The plain login always answers it; only a cookie-mode login (browsers) leaves it out.
+  if (!cookies) {
+    throw new TesseraError({
+      status: 200,
+      code: 'UNEXPECTED_RESPONSE',
+      detail: 'The login answer holds no token.',
+    })
+  }
+  const value = cookies.slice(cookies.indexOf('=') + 1)
+  const end = value.indexOf(';')
+  return end === -1 ? value : value.slice(0, end)
+}
+
+export class SessionKeeper {
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #closed = false
+  /** When the server said the session expires without another keep-alive. */
+  expiresAt: Date | undefined
+  /** Why the session stopped working, once it did. */
+  lost: TesseraError | undefined
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly tokens: Tokens,
+    private readonly options: SessionOptions,
+  ) {}
+
+  /** Takes a license; 402 NoLicenseAvailableError when none is free. */
+  async open(): Promise<void> {
+    const answer = await unwrap(this.api.POST('/account/session', {}))
+    this.tokens.session = answer.jwt
+    // The session answer does not say the TTL; the first keep-alive does (expiresAt).
+    await this.keepAlive()
+  }
+
+  /** PUT /account/session now; reschedules the automatic one. */
+  async keepAlive(): Promise<Date> {
+    const answer = await unwrap(this.api.PUT('/account/session', {}))
+    const expiresAt = new Date(answer.expiresAt)
+    this.expiresAt = expiresAt
+    if (this.options.keepAlive !== false) this.#schedule((expiresAt.getTime() - Date.now()) / 2)
+    return expiresAt
+  }
+
+  #schedule(delayMs: number): void {
+    clearTimeout(this.#timer)
+    if (this.#closed || this.lost) return
+    this.#timer = setTimeout(() => void this.#tick(), Math.max(1_000, delayMs))
+    // An open session must not keep a Node process alive by itself.
+    if (typeof this.#timer === 'object' && this.#timer && 'unref' in this.#timer) this.#timer.unref()
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      await this.keepAlive()
+    } catch (error) {
+      const failure = networkError(error)
+      if (isSessionLost(failure)) {
+        this.lost = failure
+        this.options.onSessionLost?.(failure)
+        return
+      }
+      // A transient failure (network, 5xx): try again soon, well before the session expires.
+      const left = (this.expiresAt?.getTime() ?? Date.now()) - Date.now()
+      this.#schedule(Math.min(30_000, left / 4))
+    }
+  }
+
+  /** Stops the keep-alive and deletes the session; its license is free at `effectiveAt`. */
+  async close(): Promise<Date | undefined> {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    if (!this.tokens.session || this.lost) return undefined
+    const answer = await unwrap(this.api.DELETE('/account/session', {}))
+    return new Date(answer.effectiveAt)
+  }
+}

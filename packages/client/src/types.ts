@@ -1,0 +1,37 @@
+// Names for the generated OpenAPI types the SDK's signatures use. Nothing here is hand-written:
+// every type is looked up in src/generated/api.ts.
+import type { components, paths } from './generated/api.ts'
+
+type Schemas = components['schemas']
+export type FileView = Schemas['FileView']
+export type FileRecord = Schemas['FileRecord']
+export type Webhook = Schemas['Webhook']
+export type WebhookDelivery = Schemas['WebhookDelivery']
+export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail']
+export type Annotation = Schemas['Annotation']
+export type Configuration = Schemas['Configuration']
+export type SceneNode = Schemas['SceneNode']
+export type Problem = Schemas['Problem']
+
+/** The JSON body of `method path`. */
+export type JsonBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } }
+}
+  ? B
+  : never
+/** The query parameters of `method path`. */
+export type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  parameters: { query?: infer Q }
+}
+  ? NonNullable<Q>
+  : never
+/** The 200 JSON answer of `method path`. */
+export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': infer A } } }
+}
+  ? A
+  : never
+
+export type ShareRole = JsonBody<'/file/{id}/share', 'post'>['role']
+export type NodeAttributes = JsonBody<'/scene/attributes', 'post'>['nodeIdToAttributes']
+export type DeliveryStatus = NonNullable<Query<'/webhook/{id}/deliveries', 'get'>['status']>

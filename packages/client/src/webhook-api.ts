@@ -1,0 +1,94 @@
+// Webhook registration and the delivery log (docs/webhooks.md).
+import { type ApiClient, unwrap } from './http.ts'
+import type { Answer, DeliveryStatus, JsonBody, WebhookDelivery, WebhookDeliveryDetail } from './types.ts'
+
+export type WebhookInput = JsonBody<'/webhook/', 'put'>
+export type WebhookUpdate = JsonBody<'/webhook/{id}', 'patch'>
+/** `{type: "webhook", id, attributes}`; the secret is never returned. */
+export type WebhookResource = Answer<'/webhook/{id}', 'get'>['data']
+export type DeliveryPage = Answer<'/webhook/{id}/deliveries', 'get'>
+export type RecoverResult = Answer<'/webhook/{id}/recover', 'post'>
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus
+  cursor?: string
+  /** 1–200, default 50. */
+  limit?: number
+}
+
+export class Webhooks {
+  constructor(private readonly api: ApiClient) {}
+
+  async create(input: WebhookInput): Promise<WebhookResource> {
+    return (await unwrap(this.api.PUT('/webhook/', { body: input }))).data
+  }
+
+  async list(): Promise<WebhookResource[]> {
+    return (await unwrap(this.api.GET('/webhook/'))).data
+  }
+
+  async get(id: string): Promise<WebhookResource> {
+    return (await unwrap(this.api.GET('/webhook/{id}', { params: { path: { id } } }))).data
+  }
+
+  /** `{url?, secretToken?, disabled?, __v?}`; a new secretToken starts a 24-hour rotation. */
+  async update(id: string, input: WebhookUpdate): Promise<WebhookResource> {
+    return (await unwrap(this.api.PATCH('/webhook/{id}', { params: { path: { id } }, body: input }))).data
+  }
+
+  async delete(id: string): Promise<void> {
+    await unwrap(this.api.DELETE('/webhook/{id}', { params: { path: { id } } }))
+  }
+
+  /** One page of the delivery log, newest first. */
+  async deliveries(id: string, query: DeliveryQuery = {}): Promise<DeliveryPage> {
+    const params = {
+      path: { id },
+      query: {
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+        ...(query.limit !== undefined ? { limit: String(query.limit) } : {}),
+      },
+    }
+    return unwrap(this.api.GET('/webhook/{id}/deliveries', { params }))
+  }
+
+  /** Every delivery (optionally of one status), page by page. */
+  async *allDeliveries(id: string, status?: DeliveryStatus): AsyncGenerator<WebhookDelivery> {
+    let cursor: string | undefined
+    do {
+      const page = await this.deliveries(id, { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })
+      yield* page.deliveries
+      cursor = page.nextCursor ?? undefined
+    } while (cursor)
+  }
+
+  /** One delivery with its payload and attempts. */
+  async delivery(id: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+    const call = this.api.GET('/webhook/{id}/deliveries/{deliveryId}', {
+      params: { path: { id, deliveryId } },
+    })
+    return (await unwrap(call)).delivery
+  }
+
+  /** Makes one delivery due now (409 DELIVERY_IN_PROGRESS, WEBHOOK_DISABLED). */
+  async retry(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    const call = this.api.POST('/webhook/{id}/deliveries/{deliveryId}/retry', {
+      params: { path: { id, deliveryId } },
+    })
+    return (await unwrap(call)).delivery
+  }
+
+  /** "The receiver works again": failed and paused deliveries since `since` are due now. */
+  async recover(id: string, since: Date | number | string): Promise<RecoverResult> {
+    const value = since instanceof Date ? since.toISOString() : since
+    return unwrap(
+      this.api.POST('/webhook/{id}/recover', { params: { path: { id } }, body: { since: value } }),
+    )
+  }
+
+  /** Queues a sample event for this webhook only (header `x-service-test: 1`). */
+  async test(id: string): Promise<WebhookDelivery> {
+    return (await unwrap(this.api.POST('/webhook/{id}/test', { params: { path: { id } } }))).delivery
+  }
+}

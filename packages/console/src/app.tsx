@@ -1,0 +1,121 @@
+// The shell: sign-in gate, navigation, the session banner and the screens.
+import { useEffect, useState } from 'preact/hooks'
+import { client, type SessionLostCode } from './api/index.ts'
+import { linkClick, navigate, useLocation } from './router.ts'
+import { AccountScreen } from './screens/account.tsx'
+import { FilesScreen } from './screens/files.tsx'
+import { SignIn } from './screens/sign-in.tsx'
+import { ViewerScreen } from './screens/viewer.tsx'
+import { WebhooksScreen } from './screens/webhooks.tsx'
+import { describeError } from './util.ts'
+
+const LOST: Record<SessionLostCode, string> = {
+  SESSION_SUPERSEDED: 'You signed in somewhere else, and that session took over this one.',
+  SESSION_EXPIRED: 'Your session expired.',
+  SESSION_DELETED: 'Your session was ended.',
+  SESSION_INVALID: 'Your session is no longer valid.',
+  SESSION_MISSING: 'Your session is missing.',
+  AUTH_TOKEN_EXPIRED: 'Your sign-in expired.',
+  AUTH_TOKEN_INVALID: 'Your sign-in is no longer valid.',
+  ACCOUNT_DISABLED: 'Your account was disabled.',
+}
+
+/** Only these can be fixed by taking a new session with the same sign-in. */
+const RECOVERABLE = new Set<SessionLostCode>(['SESSION_SUPERSEDED', 'SESSION_EXPIRED', 'SESSION_DELETED'])
+
+const NAV = [
+  { to: '/files', label: 'Files', match: (p: string) => p === '/' || p.startsWith('/files') },
+  { to: '/shared', label: 'Shared with me', match: (p: string) => p.startsWith('/shared') },
+  { to: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
+  { to: '/settings', label: 'Account', match: (p: string) => p.startsWith('/settings') },
+]
+
+export function App() {
+  const location = useLocation()
+  const [identity, setIdentity] = useState(client.session.identity)
+  const [lost, setLost] = useState<SessionLostCode | null>(null)
+  const [banner, setBanner] = useState('')
+  // Bumped when the session comes back, so screens reload what failed meanwhile.
+  const [epoch, setEpoch] = useState(0)
+
+  useEffect(() => client.http.onSessionLost((code) => setLost(code)), [])
+
+  async function takeBack(): Promise<void> {
+    try {
+      await client.session.openSession()
+      setLost(null)
+      setBanner('')
+      setEpoch((e) => e + 1)
+    } catch (error) {
+      setBanner(describeError(error))
+    }
+  }
+
+  async function signOut(): Promise<void> {
+    await client.session.close()
+    setIdentity(null)
+    setLost(null)
+    navigate('/', true)
+  }
+
+  if (!identity || (lost && !RECOVERABLE.has(lost))) {
+    return (
+      <SignIn
+        notice={lost ? LOST[lost] : ''}
+        onSignedIn={(who) => {
+          setLost(null)
+          setIdentity(who)
+        }}
+      />
+    )
+  }
+  const path = location.path
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <a class="brand" href="/files" onClick={(e) => linkClick(e, '/files')}>
+          Tessera
+        </a>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <a
+              key={item.to}
+              href={item.to}
+              aria-current={item.match(path) ? 'page' : undefined}
+              onClick={(e) => linkClick(e, item.to)}
+            >
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        <span class="who" title={identity.email}>
+          {identity.username}
+        </span>
+        <button type="button" class="ghost" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      {lost && (
+        <div class="banner" role="alert">
+          <span>{LOST[lost]}</span>
+          {banner && <span class="error"> {banner}</span>}
+          <button type="button" onClick={() => void takeBack()}>
+            Take it back
+          </button>
+          <button type="button" class="ghost" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      )}
+      <main key={epoch}>{route(path, location.query)}</main>
+    </div>
+  )
+}
+
+function route(path: string, query: URLSearchParams) {
+  if (path.startsWith('/view/')) return <ViewerScreen id={decodeURIComponent(path.slice(6))} />
+  if (path.startsWith('/shared')) return <FilesScreen shared />
+  if (path.startsWith('/webhooks')) return <WebhooksScreen />
+  if (path.startsWith('/settings')) return <AccountScreen />
+  return <FilesScreen folder={query.get('path') ?? '/'} />
+}

@@ -1,0 +1,245 @@
+// Account: change password; for admins, accounts (create, disable/enable) and the licenses in use.
+// Routes a server does not have yet answer 404 ROUTE_NOT_FOUND: shown as "not available".
+import { useEffect, useState } from 'preact/hooks'
+import { type AccountSummary, ApiError, client, isMissingRoute, type LicenseUsage } from '../api/index.ts'
+import { describeError, formatDate } from '../util.ts'
+
+type Admin = 'loading' | 'unavailable' | 'denied' | 'ok'
+
+export function AccountScreen() {
+  const who = client.session.identity
+  return (
+    <section class="account" aria-label="Account">
+      <h1>Account</h1>
+      <p>
+        Signed in as <strong>{who?.username}</strong> ({who?.email})
+      </p>
+      <PasswordForm />
+      <AdminPanel />
+    </section>
+  )
+}
+
+function PasswordForm() {
+  const [current, setCurrent] = useState('')
+  const [next, setNext] = useState('')
+  const [again, setAgain] = useState('')
+  const [message, setMessage] = useState('')
+  const [error, setError] = useState('')
+
+  async function submit(e: Event): Promise<void> {
+    e.preventDefault()
+    setMessage('')
+    setError('')
+    if (next !== again) return setError('The new passwords do not match.')
+    if (next.length < 10) return setError('The new password needs at least 10 characters.')
+    try {
+      await client.admin.changePassword(current, next)
+      setCurrent('')
+      setNext('')
+      setAgain('')
+      setMessage('Password changed.')
+    } catch (err) {
+      if (isMissingRoute(err)) setError('Changing the password is not available on this server.')
+      else if (err instanceof ApiError && err.code === 'INVALID_CREDENTIALS')
+        setError('The current password is wrong.')
+      else setError(describeError(err))
+    }
+  }
+
+  return (
+    <form class="card" aria-label="Change password" onSubmit={(e) => void submit(e)}>
+      <h2>Change password</h2>
+      <label>
+        Current password
+        <input
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        New password
+        <input
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        New password again
+        <input
+          type="password"
+          autoComplete="new-password"
+          required
+          value={again}
+          onInput={(e) => setAgain(e.currentTarget.value)}
+        />
+      </label>
+      {message && (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit">Change password</button>
+    </form>
+  )
+}
+
+function AdminPanel() {
+  const [state, setState] = useState<Admin>('loading')
+  const [accounts, setAccounts] = useState<AccountSummary[]>([])
+  const [licenses, setLicenses] = useState<LicenseUsage | null>(null)
+  const [error, setError] = useState('')
+  const [form, setForm] = useState({ username: '', email: '', password: '', isAdmin: false })
+
+  const load = async () => {
+    try {
+      setAccounts(await client.admin.accounts())
+      setLicenses(await client.admin.licenses().catch(() => null))
+      setState('ok')
+    } catch (e) {
+      if (isMissingRoute(e)) setState('unavailable')
+      else if (e instanceof ApiError && (e.status === 403 || e.status === 404)) setState('denied')
+      else setError(describeError(e))
+    }
+  }
+  useEffect(() => void load(), [])
+
+  async function act(work: () => Promise<unknown>): Promise<void> {
+    setError('')
+    try {
+      await work()
+      await load()
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
+
+  if (state === 'denied') return null
+  if (state === 'unavailable')
+    return (
+      <section class="card" aria-label="Administration" data-state="unavailable">
+        <h2>Administration</h2>
+        <p class="empty">Account administration is not available on this server.</p>
+      </section>
+    )
+  return (
+    <section class="card" aria-label="Administration">
+      <h2>Accounts</h2>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <table class="grid">
+        <thead>
+          <tr>
+            <th>User</th>
+            <th>E-mail</th>
+            <th>State</th>
+            <th>
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {accounts.map((a) => (
+            <tr key={a._id}>
+              <td>
+                {a.username}
+                {a.isAdmin ? ' (admin)' : ''}
+              </td>
+              <td>{a.email}</td>
+              <td>{a.disabled ? 'disabled' : 'enabled'}</td>
+              <td>
+                <button
+                  type="button"
+                  class="ghost small"
+                  onClick={() => void act(() => client.admin.setDisabled(a._id, !a.disabled))}
+                >
+                  {a.disabled ? 'Enable' : 'Disable'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        class="inline wrap"
+        aria-label="New account"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void act(() => client.admin.createAccount(form)).then(() =>
+            setForm({ username: '', email: '', password: '', isAdmin: false }),
+          )
+        }}
+      >
+        <input
+          aria-label="Username"
+          placeholder="username"
+          required
+          value={form.username}
+          onInput={(e) => setForm({ ...form, username: e.currentTarget.value })}
+        />
+        <input
+          aria-label="E-mail"
+          type="email"
+          placeholder="e-mail"
+          required
+          value={form.email}
+          onInput={(e) => setForm({ ...form, email: e.currentTarget.value })}
+        />
+        <input
+          aria-label="Password"
+          type="password"
+          placeholder="password (10+)"
+          required
+          minLength={10}
+          value={form.password}
+          onInput={(e) => setForm({ ...form, password: e.currentTarget.value })}
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={form.isAdmin}
+            onChange={(e) => setForm({ ...form, isAdmin: e.currentTarget.checked })}
+          />{' '}
+          admin
+        </label>
+        <button type="submit">Create account</button>
+      </form>
+      <h2>Licenses</h2>
+      {licenses ? <Licenses usage={licenses} /> : <p class="hint">License use is not available.</p>}
+    </section>
+  )
+}
+
+function Licenses(props: { usage: LicenseUsage }) {
+  const u = props.usage
+  const holders = Array.isArray(u.holders) ? u.holders : []
+  return (
+    <>
+      <p>
+        {u.used ?? holders.length} in use{u.total !== undefined ? ` of ${u.total}` : ''}
+      </p>
+      <ul class="items">
+        {holders.map((h, i) => (
+          <li key={`${h.account ?? i}`}>
+            {h.username ?? h.email ?? h.account} <span class="meta">since {formatDate(h.since ?? null)}</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}

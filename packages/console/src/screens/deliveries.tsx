@@ -1,0 +1,158 @@
+// A webhook's delivery log: newest first, each with its attempts (time, status, error code,
+// response excerpt); retry one, recover since a time, send a test event.
+import { useEffect, useState } from 'preact/hooks'
+import { client, type Delivery, type DeliveryDetail, type Webhook } from '../api/index.ts'
+import { describeError, formatDate } from '../util.ts'
+
+export function DeliveryLog(props: { hook: Webhook }) {
+  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null)
+  const [detail, setDetail] = useState<DeliveryDetail | null>(null)
+  const [since, setSince] = useState(() => new Date(Date.now() - 3_600_000).toISOString().slice(0, 16))
+  const [message, setMessage] = useState('')
+  const [error, setError] = useState('')
+  const id = props.hook._id
+
+  const load = async () => {
+    try {
+      const page = await client.webhooks.deliveries(id, { limit: 50 })
+      setDeliveries(page.deliveries)
+      if (detail) setDetail(await client.webhooks.delivery(id, detail._id))
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
+  useEffect(() => {
+    setDetail(null)
+    void load()
+    const timer = setInterval(() => void load(), 3000)
+    return () => clearInterval(timer)
+  }, [id, detail?._id])
+
+  async function act(work: () => Promise<unknown>, done: string): Promise<void> {
+    setError('')
+    setMessage('')
+    try {
+      await work()
+      setMessage(done)
+      await load()
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
+
+  return (
+    <section class="card deliveries" aria-label="Delivery log">
+      <h2>Deliveries</h2>
+      <div class="buttons">
+        <button
+          type="button"
+          class="ghost"
+          onClick={() => void act(() => client.webhooks.test(id), 'Test event queued.')}
+        >
+          Send test event
+        </button>
+        <form
+          class="inline"
+          onSubmit={(e) => {
+            e.preventDefault()
+            const iso = new Date(since).toISOString()
+            void act(async () => {
+              const r = await client.webhooks.recover(id, iso)
+              setMessage(
+                `${r.recovered} deliveries queued again${r.reenabled ? '; the webhook is enabled again' : ''}.`,
+              )
+            }, '')
+          }}
+        >
+          <label>
+            Recover since{' '}
+            <input type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
+          </label>
+          <button type="submit" class="ghost">
+            Recover
+          </button>
+        </form>
+      </div>
+      {message && (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {deliveries === null ? (
+        <p>Loading…</p>
+      ) : deliveries.length === 0 ? (
+        <p class="empty">No deliveries yet.</p>
+      ) : (
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>Created</th>
+              <th>Event</th>
+              <th>Status</th>
+              <th>Attempts</th>
+              <th>Last answer</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {deliveries.map((d) => (
+              <tr key={d._id} data-delivery={d._id} data-status={d.status}>
+                <td>{formatDate(d.created)}</td>
+                <td>
+                  {d.event}
+                  {d.test ? ' (test)' : ''}
+                </td>
+                <td>
+                  <span class={`tag ${d.status}`}>{d.status}</span>
+                </td>
+                <td>{d.attemptCount}</td>
+                <td>{d.lastErrorCode ?? (d.lastStatusCode === null ? '—' : `HTTP ${d.lastStatusCode}`)}</td>
+                <td class="buttons">
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => void client.webhooks.delivery(id, d._id).then(setDetail)}
+                  >
+                    Attempts
+                  </button>
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => void act(() => client.webhooks.retry(id, d._id), 'Retry queued.')}
+                  >
+                    Retry
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {detail && (
+        <section class="attempts" aria-label="Attempts">
+          <h3>
+            Attempts of {detail.event} <code>{detail.uuid}</code>
+          </h3>
+          <ol>
+            {detail.attempts.map((a) => (
+              <li key={a.attempt} data-attempt={a.attempt}>
+                <strong>#{a.attempt}</strong> {formatDate(a.startedAt)} · {a.durationMs} ms ·{' '}
+                {a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`}
+                {a.errorCode && <span class="tag failed"> {a.errorCode}</span>}
+                {a.errorMessage && <span class="hint"> {a.errorMessage}</span>}
+                {a.responseExcerpt && <pre>{a.responseExcerpt}</pre>}
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,219 @@
+// Files: folders with breadcrumbs, "shared with me", drag-and-drop upload with byte and conversion
+// progress, live states (polling until the event stream is wired), and a details panel per file.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { client, type FileRecord, type Folder, isMissingRoute, isSessionLost } from '../api/index.ts'
+import { linkClick, navigate } from '../router.ts'
+import { describeError } from '../util.ts'
+import { FileDetails } from './file-details.tsx'
+import { FileList } from './file-list.tsx'
+import { type Upload, UploadQueue } from './uploads.tsx'
+
+const BUSY_POLL_MS = 1500
+const IDLE_POLL_MS = 10_000
+
+function crumbs(folder: string): { name: string; path: string }[] {
+  const parts = folder.split('/').filter(Boolean)
+  return [{ name: 'My files', path: '/' }].concat(
+    parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` })),
+  )
+}
+
+function folderUrl(path: string): string {
+  return path === '/' ? '/files' : `/files?path=${encodeURIComponent(path)}`
+}
+
+export function FilesScreen(props: { folder?: string; shared?: boolean }) {
+  const folder = props.folder ?? '/'
+  const [files, setFiles] = useState<FileRecord[] | null>(null)
+  const [folders, setFolders] = useState<Folder[]>([])
+  const [error, setError] = useState('')
+  const [unavailable, setUnavailable] = useState(false)
+  const [selected, setSelected] = useState<string | null>(null)
+  const [uploads, setUploads] = useState<Upload[]>([])
+  const [dragging, setDragging] = useState(false)
+  const input = useRef<HTMLInputElement>(null)
+
+  const load = useCallback(async () => {
+    try {
+      if (props.shared) {
+        setFiles(await client.files.listShared())
+      } else {
+        const listing = await client.files.listFiles(folder)
+        performance.mark('files:data')
+        setFiles(listing.files)
+        setFolders(listing.folders)
+      }
+      setError('')
+    } catch (e) {
+      if (props.shared && isMissingRoute(e)) setUnavailable(true)
+      else if (!isSessionLost(e)) setError(describeError(e))
+    }
+  }, [folder, props.shared])
+
+  useEffect(() => {
+    setFiles(null)
+    setSelected(null)
+    void load()
+  }, [load])
+
+  // Live states: fast while anything converts or uploads, slow otherwise.
+  const busy =
+    uploads.some((u) => u.phase === 'uploading' || u.phase === 'converting') ||
+    (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
+  useEffect(() => {
+    if (unavailable) return
+    // No polling while the session is gone: the banner offers to take it back.
+    const timer = setInterval(
+      () => {
+        if (!client.http.lost) void load()
+      },
+      busy ? BUSY_POLL_MS : IDLE_POLL_MS,
+    )
+    return () => clearInterval(timer)
+  }, [busy, load, unavailable])
+
+  // Uploads follow their file's conversion in the listing.
+  useEffect(() => {
+    if (!files) return
+    setUploads((list) =>
+      list.map((u) => {
+        const file = u.fileId ? files.find((f) => f._id === u.fileId) : undefined
+        if (!file || u.phase === 'uploading') return u
+        const phase = file.state === 'ready' ? 'ready' : file.state === 'error' ? 'error' : 'converting'
+        return { ...u, phase, progress: file.progress ?? 0, error: file.error ?? u.error }
+      }),
+    )
+  }, [files])
+
+  useEffect(() => {
+    if (files && !props.shared) performance.measure('files:render', 'files:data')
+  }, [files, props.shared])
+
+  function startUploads(list: FileList | File[], parent = folder): void {
+    for (const file of Array.from(list)) {
+      const key = `${file.name}-${performance.now()}`
+      const patch = (p: Partial<Upload>) =>
+        setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...p } : u)))
+      setUploads((all) => [
+        ...all,
+        { key, name: file.name, loaded: 0, total: file.size, phase: 'uploading', progress: 0 },
+      ])
+      client.files
+        .upload(file, parent, (p) => patch({ loaded: p.loaded, total: p.total }))
+        .then((record) => {
+          patch({ fileId: record._id, phase: 'converting', loaded: file.size })
+          void load()
+        })
+        .catch((e: unknown) => patch({ phase: 'error', error: describeError(e) }))
+    }
+  }
+
+  function newFolder(): void {
+    const name = window.prompt('Folder name')?.trim()
+    if (name && !name.includes('/')) navigate(folderUrl(`${folder === '/' ? '' : folder}/${name}`))
+  }
+
+  const current = files?.find((f) => f._id === selected) ?? null
+  const title = props.shared ? 'Shared with me' : 'My files'
+  return (
+    <section
+      class={`files ${dragging ? 'dragging' : ''}`}
+      aria-label={title}
+      onDragOver={(e) => {
+        if (props.shared) return
+        e.preventDefault()
+        setDragging(true)
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        if (props.shared) return
+        e.preventDefault()
+        setDragging(false)
+        if (e.dataTransfer?.files.length) startUploads(e.dataTransfer.files)
+      }}
+    >
+      <div class="toolbar">
+        {props.shared ? (
+          <h1>{title}</h1>
+        ) : (
+          <nav class="crumbs" aria-label="Folder">
+            {crumbs(folder).map((c, i, all) =>
+              i === all.length - 1 ? (
+                <h1 key={c.path} aria-current="location">
+                  {c.name}
+                </h1>
+              ) : (
+                <span key={c.path}>
+                  <a href={folderUrl(c.path)} onClick={(e) => linkClick(e, folderUrl(c.path))}>
+                    {c.name}
+                  </a>
+                  <span aria-hidden="true"> / </span>
+                </span>
+              ),
+            )}
+          </nav>
+        )}
+        {!props.shared && (
+          <div class="actions">
+            <button type="button" class="ghost" onClick={newFolder}>
+              New folder
+            </button>
+            <button type="button" onClick={() => input.current?.click()}>
+              Upload files
+            </button>
+            <input
+              ref={input}
+              type="file"
+              multiple
+              hidden
+              data-testid="upload-input"
+              onChange={(e) => {
+                if (e.currentTarget.files) startUploads(e.currentTarget.files)
+                e.currentTarget.value = ''
+              }}
+            />
+          </div>
+        )}
+      </div>
+      {!props.shared && (
+        <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>
+      )}
+      <UploadQueue
+        uploads={uploads}
+        onClear={() => setUploads((l) => l.filter((u) => u.phase !== 'ready'))}
+      />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {unavailable ? (
+        <p class="empty" data-state="unavailable">
+          Files shared with you are not available on this server yet.
+        </p>
+      ) : (
+        <div class="split">
+          <FileList
+            files={files}
+            folders={props.shared ? [] : folders}
+            selected={selected}
+            onSelect={setSelected}
+            onFolder={(path) => navigate(folderUrl(path))}
+          />
+          {current && (
+            <FileDetails
+              file={current}
+              onClose={() => setSelected(null)}
+              onChanged={() => void load()}
+              onDeleted={() => {
+                setSelected(null)
+                void load()
+              }}
+              onUpload={(file) => startUploads([file], current.parent)}
+            />
+          )}
+        </div>
+      )}
+    </section>
+  )
+}

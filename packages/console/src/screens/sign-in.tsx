@@ -1,0 +1,73 @@
+// Sign in: wrong password (401), too many attempts (429) and no free license (402) each get their
+// own message; a superseded or expired session arrives here with a notice.
+import { useState } from 'preact/hooks'
+import { ApiError, client } from '../api/index.ts'
+import type { Identity } from '../api/session.ts'
+import { describeError } from '../util.ts'
+
+export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => void }) {
+  const [username, setUsername] = useState('')
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState('')
+  const [kind, setKind] = useState('')
+  const [busy, setBusy] = useState(false)
+
+  async function submit(event: Event): Promise<void> {
+    event.preventDefault()
+    setBusy(true)
+    setError('')
+    try {
+      const who = await client.session.connect(username.trim(), password)
+      setPassword('')
+      props.onSignedIn(who)
+    } catch (e) {
+      setKind(e instanceof ApiError ? e.code : 'NETWORK')
+      setError(describeError(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <main class="signin">
+      <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
+        <h1 id="signin-title">Sign in to Tessera</h1>
+        {props.notice && (
+          <p class="notice" role="status">
+            {props.notice}
+          </p>
+        )}
+        <label>
+          Username or e-mail
+          <input
+            name="username"
+            autoComplete="username"
+            required
+            value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        {error && (
+          <p class="error" role="alert" data-code={kind}>
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <p class="hint">Your sign-in is kept in this tab’s memory only: reloading asks again.</p>
+      </form>
+    </main>
+  )
+}

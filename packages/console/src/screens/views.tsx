@@ -1,0 +1,119 @@
+// Saved views (configurations): the camera (position + target in `cameraPosition`), the hidden
+// nodes (a `{type: "hidden", nodes}` entry in `modifiers`) and the selection (`selectedNodes`).
+import { useState } from 'preact/hooks'
+import { type Configuration, client } from '../api/index.ts'
+import { describeError, formatDate } from '../util.ts'
+import type { CameraState, Vec3 } from '../viewer/engine.ts'
+
+export interface ViewState {
+  camera: CameraState
+  hidden: string[]
+  selected: string | null
+}
+
+export function toConfiguration(state: ViewState): Partial<Configuration> {
+  return {
+    cameraPosition: [...state.camera.position, ...state.camera.target],
+    modifiers: [{ type: 'hidden', nodes: state.hidden }],
+    selectedNodes: state.selected ? [state.selected] : [],
+  }
+}
+
+export function fromConfiguration(c: Configuration): ViewState | null {
+  const p = c.cameraPosition
+  if (!Array.isArray(p) || p.length < 6) return null
+  const modifiers = Array.isArray(c.modifiers) ? (c.modifiers as { type?: string; nodes?: unknown }[]) : []
+  const hidden = modifiers.find((m) => m?.type === 'hidden')?.nodes
+  return {
+    camera: { position: p.slice(0, 3) as Vec3, target: p.slice(3, 6) as Vec3 },
+    hidden: Array.isArray(hidden) ? hidden.filter((n): n is string => typeof n === 'string') : [],
+    selected: c.selectedNodes[0] ?? null,
+  }
+}
+
+export function ViewsPanel(props: {
+  file: string
+  views: Configuration[]
+  canWrite: boolean
+  current: () => ViewState
+  onRestore: (state: ViewState) => void
+  onChanged: () => void
+}) {
+  const [name, setName] = useState('')
+  const [error, setError] = useState('')
+
+  async function act(work: () => Promise<unknown>): Promise<void> {
+    setError('')
+    try {
+      await work()
+      props.onChanged()
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
+
+  return (
+    <section class="views" aria-label="Saved views">
+      {props.canWrite && (
+        <form
+          class="inline"
+          onSubmit={(e) => {
+            e.preventDefault()
+            const fields = {
+              file: props.file,
+              name: name.trim() || 'Untitled',
+              ...toConfiguration(props.current()),
+            }
+            void act(() => client.scene.saveConfiguration(fields)).then(() => setName(''))
+          }}
+        >
+          <input
+            aria-label="View name"
+            placeholder="View name"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <button type="submit">Save current view</button>
+        </form>
+      )}
+      {props.views.length === 0 ? (
+        <p class="hint">No saved views.</p>
+      ) : (
+        <ul class="items">
+          {props.views.map((v) => {
+            const state = fromConfiguration(v)
+            return (
+              <li key={v._id}>
+                <button
+                  type="button"
+                  class="link"
+                  disabled={!state}
+                  onClick={() => state && props.onRestore(state)}
+                  aria-label={`Restore ${v.name}`}
+                >
+                  {v.name}
+                </button>
+                <span class="meta">{formatDate(v.date)}</span>
+                {props.canWrite && (
+                  <button
+                    type="button"
+                    class="ghost small"
+                    aria-label={`Delete view ${v.name}`}
+                    onClick={() => void act(() => client.scene.deleteConfiguration(v._id))}
+                  >
+                    Delete
+                  </button>
+                )}
+              </li>
+            )
+          })}
+        </ul>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,257 @@
+// Webhooks: list, create (one registration per picked event), edit URL/secret, disable/enable,
+// delete; the delivery log with every attempt, retry, recover since a time, and a test event.
+import { useEffect, useState } from 'preact/hooks'
+import { client, WEBHOOK_EVENTS, type Webhook, type WebhookEvent } from '../api/index.ts'
+import { describeError, randomSecret, secretStrength } from '../util.ts'
+import { DeliveryLog } from './deliveries.tsx'
+
+export function WebhooksScreen() {
+  const [hooks, setHooks] = useState<Webhook[] | null>(null)
+  const [open, setOpen] = useState<string | null>(null)
+  const [error, setError] = useState('')
+
+  const load = () =>
+    client.webhooks
+      .list()
+      .then((list) => {
+        setHooks(list)
+        setError('')
+      })
+      .catch((e: unknown) => setError(describeError(e)))
+  useEffect(() => void load(), [])
+
+  async function act(work: () => Promise<unknown>): Promise<void> {
+    setError('')
+    try {
+      await work()
+      await load()
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
+
+  const current = hooks?.find((h) => h._id === open) ?? null
+  return (
+    <section class="webhooks" aria-label="Webhooks">
+      <h1>Webhooks</h1>
+      <CreateWebhook onCreated={() => void load()} />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {hooks === null ? (
+        <p>Loading…</p>
+      ) : hooks.length === 0 ? (
+        <p class="empty">No webhooks yet.</p>
+      ) : (
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>URL</th>
+              <th>State</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {hooks.map((h) => (
+              <tr key={h._id} class={open === h._id ? 'selected' : ''} data-webhook={h._id}>
+                <td>{h.event}</td>
+                <td class="url" title={h.url}>
+                  {h.url}
+                </td>
+                <td>
+                  {h.disabled ? <span class="tag off">disabled</span> : <span class="tag on">enabled</span>}
+                </td>
+                <td class="buttons">
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => setOpen(open === h._id ? null : h._id)}
+                  >
+                    {open === h._id ? 'Close' : 'Deliveries'}
+                  </button>
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => void act(() => client.webhooks.update(h._id, { disabled: !h.disabled }))}
+                  >
+                    {h.disabled ? 'Enable' : 'Disable'}
+                  </button>
+                  <button
+                    type="button"
+                    class="ghost small danger"
+                    onClick={() => {
+                      if (window.confirm(`Delete the webhook to ${h.url}?`))
+                        void act(() => client.webhooks.remove(h._id))
+                    }}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {current && (
+        <div class="hook-detail">
+          <EditWebhook hook={current} onSaved={() => void load()} />
+          <DeliveryLog hook={current} />
+        </div>
+      )}
+    </section>
+  )
+}
+
+function SecretInput(props: { value: string; onInput: (v: string) => void; required?: boolean }) {
+  const strength = secretStrength(props.value)
+  return (
+    <div class="secret">
+      <label>
+        Secret
+        <input
+          type="text"
+          autoComplete="off"
+          spellcheck={false}
+          required={props.required}
+          value={props.value}
+          aria-describedby="secret-hint"
+          onInput={(e) => props.onInput(e.currentTarget.value)}
+        />
+      </label>
+      <button type="button" class="ghost small" onClick={() => props.onInput(randomSecret())}>
+        Generate
+      </button>
+      <span id="secret-hint" class={`strength ${strength.ok ? 'ok' : 'weak'}`} aria-live="polite">
+        {strength.label}
+      </span>
+    </div>
+  )
+}
+
+function CreateWebhook(props: { onCreated: () => void }) {
+  const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(['file_optimized']))
+  const [url, setUrl] = useState('')
+  const [secret, setSecret] = useState('')
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+
+  async function submit(e: Event): Promise<void> {
+    e.preventDefault()
+    setBusy(true)
+    setError('')
+    const failed: string[] = []
+    for (const event of events) {
+      try {
+        await client.webhooks.create(event, url.trim(), secret)
+      } catch (err) {
+        failed.push(`${event}: ${describeError(err)}`)
+      }
+    }
+    setBusy(false)
+    if (failed.length > 0) setError(failed.join(' '))
+    else {
+      setUrl('')
+      setSecret('')
+    }
+    props.onCreated()
+  }
+
+  return (
+    <form class="card create-hook" aria-label="New webhook" onSubmit={(e) => void submit(e)}>
+      <h2>New webhook</h2>
+      <fieldset>
+        <legend>Events (one webhook per event)</legend>
+        <div class="events">
+          {WEBHOOK_EVENTS.map((ev) => (
+            <label key={ev} class="check">
+              <input
+                type="checkbox"
+                checked={events.has(ev)}
+                onChange={(e) => {
+                  const next = new Set(events)
+                  if (e.currentTarget.checked) next.add(ev)
+                  else next.delete(ev)
+                  setEvents(next)
+                }}
+              />
+              {ev}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <label>
+        URL
+        <input
+          type="url"
+          required
+          placeholder="https://example.com/hooks/tessera"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
+      </label>
+      <SecretInput value={secret} onInput={setSecret} required />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy || events.size === 0}>
+        {busy ? 'Creating…' : `Create ${events.size > 1 ? `${events.size} webhooks` : 'webhook'}`}
+      </button>
+    </form>
+  )
+}
+
+function EditWebhook(props: { hook: Webhook; onSaved: () => void }) {
+  const [url, setUrl] = useState(props.hook.url)
+  const [secret, setSecret] = useState('')
+  const [message, setMessage] = useState('')
+  const [error, setError] = useState('')
+  useEffect(() => setUrl(props.hook.url), [props.hook._id])
+
+  async function submit(e: Event): Promise<void> {
+    e.preventDefault()
+    setError('')
+    setMessage('')
+    const changes: { url?: string; secretToken?: string } = {}
+    if (url.trim() !== props.hook.url) changes.url = url.trim()
+    if (secret) changes.secretToken = secret
+    if (Object.keys(changes).length === 0) return
+    try {
+      await client.webhooks.update(props.hook._id, changes)
+      setSecret('')
+      setMessage(changes.secretToken ? 'Saved. The previous secret keeps signing for 24 h.' : 'Saved.')
+      props.onSaved()
+    } catch (err) {
+      setError(describeError(err))
+    }
+  }
+
+  return (
+    <form class="card" aria-label="Edit webhook" onSubmit={(e) => void submit(e)}>
+      <h2>Edit {props.hook.event}</h2>
+      <label>
+        URL
+        <input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      </label>
+      <SecretInput value={secret} onInput={setSecret} />
+      <p class="hint">Leave the secret empty to keep the current one.</p>
+      {message && (
+        <p class="ok" role="status">
+          {message}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit">Save changes</button>
+    </form>
+  )
+}

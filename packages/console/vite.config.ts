@@ -1,0 +1,40 @@
+// Vite build of the console. The Draco decoder files are copied from three's examples into
+// dist/draco/ at build time, so the viewer never fetches anything from another origin.
+import { cpSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import preact from '@preact/preset-vite'
+import { defineConfig, type Plugin } from 'vite'
+
+const require = createRequire(import.meta.url)
+
+function dracoDecoders(): Plugin {
+  return {
+    name: 'tessera-draco-decoders',
+    apply: 'build',
+    writeBundle(options) {
+      // three's exports map hides package.json; its build entry sits in <three>/build/.
+      const three = path.resolve(path.dirname(require.resolve('three')), '..')
+      const from = path.join(three, 'examples/jsm/libs/draco/gltf')
+      cpSync(from, path.join(options.dir ?? 'dist', 'draco'), { recursive: true })
+    },
+  }
+}
+
+export default defineConfig({
+  plugins: [preact(), dracoDecoders()],
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    // The viewer chunk (three.js) is loaded only when a model is opened; it is big by nature.
+    chunkSizeWarningLimit: 900,
+  },
+  server: {
+    proxy: Object.fromEntries(
+      ['/account', '/file', '/webhook', '/scene', '/annotation', '/admin', '/events'].map((p) => [
+        p,
+        'http://127.0.0.1:8080',
+      ]),
+    ),
+  },
+})

@@ -1,0 +1,133 @@
+// Where the client commands find the instance and the caller: --url / TESSERA_URL, and the auth
+// token `tessera login` stored in the user's config dir (or TESSERA_USERNAME/TESSERA_PASSWORD).
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
+import passwordPrompt from '@inquirer/password'
+import { Tessera } from '@tessera/client'
+
+export const DEFAULT_URL = 'http://127.0.0.1:8080'
+
+/** A problem the user can fix (bad arguments, not logged in): printed without a stack, exit 2. */
+export class ClientUsageError extends Error {}
+
+/** A failure the user should read (no webhook for an event, …): printed without help, exit 1. */
+export class ClientFailure extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+/** parseArgs with --url and --help on every command; unknown options are usage errors. */
+export function parse<O extends Options>(args: string[], options: O) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: { ...options, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    })
+  } catch (error) {
+    throw new ClientUsageError((error as Error).message)
+  }
+}
+
+/** The instance's base URL without a trailing slash. */
+export function resolveUrl(option: string | undefined, name = '--url'): string {
+  const raw = option ?? process.env.TESSERA_URL ?? DEFAULT_URL
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ClientUsageError(`${name}: not a URL: ${raw}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ClientUsageError(`${name} must be http(s): ${raw}`)
+  return url.toString().replace(/\/+$/, '')
+}
+
+export function credentialsPath(): string {
+  const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config')
+  return path.join(base, 'tessera', 'credentials.json')
+}
+
+interface StoredCredentials {
+  /** Keyed by instance URL, so one user can be logged in to several instances. */
+  instances: Record<string, { username: string; authToken: string; savedAt: string }>
+}
+
+async function readStored(): Promise<StoredCredentials> {
+  try {
+    const parsed = JSON.parse(await readFile(credentialsPath(), 'utf8')) as Partial<StoredCredentials>
+    return { instances: parsed.instances ?? {} }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { instances: {} }
+    throw new ClientUsageError(`cannot read ${credentialsPath()}: ${(error as Error).message}`)
+  }
+}
+
+/** Writes the token: the dir 0700 and the file 0600 (it is a bearer credential), atomically. */
+export async function storeToken(url: string, username: string, authToken: string): Promise<string> {
+  const file = credentialsPath()
+  const dir = path.dirname(file)
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  await chmod(dir, 0o700)
+  const stored = await readStored()
+  stored.instances[url] = { username, authToken, savedAt: new Date().toISOString() }
+  const temporary = `${file}.${process.pid}.tmp`
+  await writeFile(temporary, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 })
+  await chmod(temporary, 0o600)
+  await rename(temporary, file)
+  return file
+}
+
+/** The first line of stdin (a piped password), at most 4 KiB. */
+async function readLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = ''
+  for await (const chunk of stream) {
+    text += String(chunk)
+    const end = text.indexOf('\n')
+    if (end >= 0) return text.slice(0, end).replace(/\r$/, '')
+    if (text.length > 4096) throw new ClientUsageError('the password line is longer than 4 KiB')
+  }
+  return text.replace(/\r$/, '')
+}
+
+/** The password: TESSERA_PASSWORD, else asked on a terminal, else stdin's first line; never an argument. */
+export async function readPassword(): Promise<string> {
+  if (process.env.TESSERA_PASSWORD) return process.env.TESSERA_PASSWORD
+  if (process.stdin.isTTY) return passwordPrompt({ message: 'Password:', mask: true })
+  return readLine(process.stdin)
+}
+
+/** The auth token to use: from TESSERA_USERNAME/TESSERA_PASSWORD (a fresh login), else the stored one. */
+export async function authTokenFor(
+  url: string,
+): Promise<{ authToken: string } | { username: string; password: string }> {
+  const username = process.env.TESSERA_USERNAME
+  const password = process.env.TESSERA_PASSWORD
+  if (username && password) return { username, password }
+  const stored = (await readStored()).instances[url]
+  if (!stored) throw new ClientUsageError(`not logged in to ${url}: run 'tessera login --username U' first`)
+  return { authToken: stored.authToken }
+}
+
+/**
+ * Opens a session for one command and closes it afterwards, also when the command fails. Opening a
+ * session takes a license and supersedes the account's previous session (docs/sdk.md).
+ */
+export async function withSession<T>(url: string, fn: (tessera: Tessera) => Promise<T>): Promise<T> {
+  const tessera = await Tessera.connect({ url, ...(await authTokenFor(url)) })
+  try {
+    return await fn(tessera)
+  } finally {
+    await tessera.close().catch(() => undefined)
+  }
+}
+
+/** Only the auth token (the event stream needs no session, so `listen` holds no license). */
+export async function plainAuthToken(url: string): Promise<string> {
+  const credentials = await authTokenFor(url)
+  if ('authToken' in credentials) return credentials.authToken
+  const tessera = await Tessera.connect({ url, ...credentials, keepAlive: false })
+  await tessera.close().catch(() => undefined)
+  return tessera.authToken
+}

@@ -1,0 +1,61 @@
+// Help text of the client commands (`tessera <command> --help`).
+const URL_LINE = '  --url URL        the instance (default: TESSERA_URL, else http://127.0.0.1:8080)'
+const AUTH_LINE =
+  'Uses the token stored by `tessera login` for that URL, or TESSERA_USERNAME/TESSERA_PASSWORD; opens a\nsession (takes a license, supersedes your other session) for the run and closes it at exit.'
+
+export const HELP: Record<string, string> = {
+  login: `Usage: tessera login --username U [--url URL]
+
+Logs in and stores the auth token in $XDG_CONFIG_HOME/tessera/credentials.json (default
+~/.config/tessera/; directory 0700, file 0600). The password is asked on a terminal, else read from
+the first line of stdin, or taken from TESSERA_PASSWORD; never an argument.
+  -u, --username U  username or e-mail (default: TESSERA_USERNAME)
+${URL_LINE}`,
+  upload: `Usage: tessera upload FILE... [--parent /dir] [--wait] [--url URL]
+
+Uploads each file (a new revision when the path exists) with a progress bar for the bytes, then, with
+--wait, for the conversion. Plain lines when stdout is not a terminal. Exit 1 if an upload or a
+conversion failed (its reason is printed).
+  --parent /dir    directory to upload into (default /)
+  --wait           wait for each conversion to end
+${URL_LINE}
+${AUTH_LINE}`,
+  ls: `Usage: tessera ls [PATH] [--shared] [--json] [--url URL]
+
+Lists a directory's files (default /): ID, state, size, last update, path.
+  --shared         the files other accounts shared with you
+  --json           the file records as JSON
+${URL_LINE}
+${AUTH_LINE}`,
+  download: `Usage: tessera download ID [--optimized] [-o FILE] [--url URL]
+
+Downloads a file's original bytes, or with --optimized its GLB.
+  --optimized      the optimized GLB (409 NOT_READY until converted)
+  -o, --output F   where to write (default: the file's name, .glb with --optimized); - for stdout
+${URL_LINE}
+${AUTH_LINE}`,
+  listen: `Usage: tessera listen [--events e1,e2] [--forward-to URL] [--url URL]
+
+Prints one line per event as it commits (time, event, file, uuid), from GET /events/stream. With
+--forward-to, POSTs each envelope byte for byte to URL with Standard Webhooks headers, signed with a
+secret printed at start (verify with verifyWebhook from @tessera/client/webhooks), and prints the
+answer's status and time. Reconnects with Last-Event-ID, so nothing is missed. Ctrl-C stops.
+Needs only the auth token: holds no session and no license.
+  --events e1,e2   only these events (default: all)
+  --forward-to URL the local receiver
+${URL_LINE}`,
+  trigger: `Usage: tessera trigger EVENT [--url URL]
+
+Sends a test delivery (POST /webhook/:id/test) to your first webhook for EVENT.
+${URL_LINE}
+${AUTH_LINE}`,
+  webhooks: `Usage: tessera webhooks <action> [--url URL]
+
+  ls [--json]                           your webhooks: ID, event, enabled, URL
+  deliveries ID [--status S] [--limit N] [--json]
+                                        a page of the delivery log, newest first
+  retry ID DELIVERY                     make one delivery due now
+  recover ID --since T                  failed and paused deliveries since T (ISO) are due now
+${URL_LINE}
+${AUTH_LINE}`,
+}

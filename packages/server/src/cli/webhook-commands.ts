@@ -1,0 +1,91 @@
+// `tessera trigger EVENT` and `tessera webhooks ls|deliveries|retry|recover`.
+import type { DeliveryStatus } from '@tessera/client'
+import { ClientFailure, ClientUsageError, parse, resolveUrl, withSession } from './credentials.ts'
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`)
+}
+
+export async function trigger(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, {})
+  const [event, extra] = positionals
+  if (!event || extra !== undefined) throw new ClientUsageError('trigger needs one event name')
+  await withSession(resolveUrl(values.url), async (tessera) => {
+    const hook = (await tessera.webhooks.list()).find((w) => w.attributes.event === event)
+    if (!hook) {
+      throw new ClientFailure(
+        `you have no webhook for ${event}: register one first (PUT /webhook/), ` +
+          "or watch events locally with 'tessera listen --forward-to URL'",
+      )
+    }
+    const delivery = await tessera.webhooks.test(hook.id)
+    out(`queued test delivery ${delivery._id} of ${event} to ${hook.attributes.url} (webhook ${hook.id})`)
+    out(`follow it with: tessera webhooks deliveries ${hook.id}`)
+  })
+}
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', 'succeeded', 'failed', 'paused']
+
+export async function webhooksCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args
+  const { values, positionals } = parse(rest, {
+    json: { type: 'boolean' },
+    status: { type: 'string' },
+    limit: { type: 'string' },
+    since: { type: 'string' },
+  })
+  const [id, delivery] = positionals
+  const url = resolveUrl(values.url)
+  if (action === 'ls') {
+    return withSession(url, async (tessera) => {
+      const list = await tessera.webhooks.list()
+      if (values.json) return out(JSON.stringify(list, null, 2))
+      for (const w of list) {
+        const a = w.attributes
+        out([w.id, a.event.padEnd(24), a.disabled ? 'disabled' : 'enabled ', a.url].join('  '))
+      }
+    })
+  }
+  if (!id) throw new ClientUsageError(`webhooks ${action ?? ''} needs a webhook ID`)
+  if (action === 'deliveries') {
+    const limit = Number(values.limit ?? 50)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new ClientUsageError('--limit: 1 to 200')
+    const status = STATUSES.find((s) => s === values.status)
+    if (values.status !== undefined && !status)
+      throw new ClientUsageError(`--status: one of ${STATUSES.join(', ')}`)
+    return withSession(url, async (tessera) => {
+      const page = await tessera.webhooks.deliveries(id, { limit, ...(status ? { status } : {}) })
+      if (values.json) return out(JSON.stringify(page, null, 2))
+      for (const d of page.deliveries) {
+        const last = d.lastStatusCode ?? d.lastErrorCode ?? '-'
+        const test = d.test ? 'test' : '    '
+        out(
+          [
+            d._id,
+            d.event.padEnd(24),
+            d.status.padEnd(10),
+            test,
+            `attempts ${d.attemptCount}`,
+            `last ${last}`,
+            d.created,
+          ].join('  '),
+        )
+      }
+      if (page.nextCursor) out('(more: use --json for the next cursor)')
+    })
+  }
+  if (action === 'retry') {
+    if (!delivery) throw new ClientUsageError('webhooks retry needs a webhook ID and a delivery ID')
+    return withSession(url, async (tessera) => {
+      const d = await tessera.webhooks.retry(id, delivery)
+      out(`delivery ${d._id} is ${d.status}`)
+    })
+  }
+  if (action === 'recover') {
+    if (!values.since || Number.isNaN(Date.parse(values.since)))
+      throw new ClientUsageError('webhooks recover needs --since <ISO date-time>')
+    const since = new Date(values.since)
+    return withSession(url, async (tessera) => out(JSON.stringify(await tessera.webhooks.recover(id, since))))
+  }
+  throw new ClientUsageError('webhooks needs ls, deliveries, retry or recover')
+}

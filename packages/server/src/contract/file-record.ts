@@ -1,0 +1,49 @@
+// The spec's file record: `data` of the file events and the core of the files API's answers.
+import { Type } from 'typebox'
+import { ID_PATTERN } from './ids.ts'
+
+const isoDate = { format: 'date-time' }
+
+export const ShareRole = Type.Union([Type.Literal('viewer'), Type.Literal('editor')], {
+  description: 'viewer: read and download; editor: also write attributes, annotations, configurations',
+})
+
+/** One entry of a file record's `roles`: an account the owner shared the file with. */
+export const FileRoleEntry = Type.Object({
+  email: Type.String({ description: 'e-mail of the account the file is shared with' }),
+  role: ShareRole,
+})
+
+/** The spec's file record, field for field. */
+export const FileRecord = Type.Object(
+  {
+    _id: Type.String({ pattern: ID_PATTERN }),
+    parent: Type.String({ description: 'directory path, `/` for the root' }),
+    key: Type.String({ description: 'path of the file: parent + `/` + name' }),
+    name: Type.String(),
+    owner: Type.String({ description: 'e-mail of the owner' }),
+    user: Type.String({ description: 'e-mail of the uploader of this revision' }),
+    roles: Type.Array(FileRoleEntry, {
+      description: 'the accounts the file is shared with (the owner is not listed), sorted by e-mail',
+    }),
+    isLink: Type.Boolean(),
+    shareToken: Type.String({ description: 'always "": files are shared with accounts, not by link' }),
+    size: Type.Integer({ description: 'bytes of the original upload' }),
+    created: Type.String(isoDate),
+    updated: Type.String(isoDate),
+    revisionDate: Type.String({ ...isoDate, description: 'when the current revision was uploaded' }),
+    attributes: Type.Record(Type.String(), Type.Unknown()),
+    allowLivePublicMeetings: Type.Boolean(),
+    state: Type.String({ description: 'queued, converting, ready or error' }),
+    error: Type.String({ description: 'why the conversion failed; "" otherwise' }),
+    sceneTreeNames: Type.Array(Type.String()),
+    sceneTreeRoots: Type.Array(Type.String()),
+    favoritedBy: Type.Array(Type.Unknown()),
+    type: Type.String({ description: 'always "file"' }),
+    bucket: Type.String({
+      description: 'the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host',
+    }),
+    __v: Type.Integer({ description: 'revision, incremented on every update (new upload, share change)' }),
+  },
+  { $id: 'FileRecord', title: 'FileRecord' },
+)

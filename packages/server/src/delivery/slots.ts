@@ -1,0 +1,42 @@
+// What a worker holds in this process: attempts in flight, slots reserved for deliveries handed over
+// by transactions not yet ended, and finished attempts waiting for a round to record them.
+import type { Finished } from './record.ts'
+
+export class Slots {
+  readonly inFlight = new Map<string, Promise<void>>()
+  /** Slots held for deliveries handed over by transactions not yet ended. */
+  reserved = 0
+  /** Finished attempts waiting for the next round to record them. */
+  #finished: Finished[] = []
+
+  constructor(readonly max: number) {}
+
+  /** Attempts that could start now, all webhooks together. */
+  free(): number {
+    return this.max - this.inFlight.size - this.reserved
+  }
+
+  /** Finished attempts of `webhookId` not recorded yet: their leases hold no connection. */
+  finishedOf(webhookId: string): number {
+    let finished = 0
+    for (const item of this.#finished) if (item.job.webhook_id === webhookId) finished += 1
+    return finished
+  }
+
+  /** Reads the list when called: a round may have taken (and replaced) it while the attempt ran. */
+  addFinished(item: Finished): void {
+    this.#finished.push(item)
+  }
+
+  /** Finished attempts not recorded yet. */
+  get finishedCount(): number {
+    return this.#finished.length
+  }
+
+  /** The finished attempts, for a round to record; the list starts over. */
+  takeFinished(): Finished[] {
+    const batch = this.#finished
+    this.#finished = []
+    return batch
+  }
+}

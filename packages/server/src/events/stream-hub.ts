@@ -1,0 +1,287 @@
+// The live event stream hub of one process: it reads newly committed events from the stream's log
+// (stream-store.ts) in one query per wake-up, for every connected account at once, and fans them
+// out to the connected streams. Woken on PostgreSQL by the NOTIFY each emitting transaction sends at
+// commit (from any process), on SQLite by emitEvent at commit in this process and by a poll for other
+// processes sharing the file. A stream that resumes (Last-Event-ID) or falls behind (its socket not
+// draining) reads its own backlog from the database, never from memory, then joins the live scans.
+import type { Logger } from 'pino'
+import type { Config } from '../platform/config.ts'
+import type { Db } from '../platform/db/index.ts'
+import { AppError } from '../platform/errors.ts'
+import { PgListener, type Waker } from '../platform/jobs.ts'
+import { PING, resetFrame } from './stream-frames.ts'
+import * as store from './stream-store.ts'
+import { type StreamSpec, Subscriber } from './stream-subscriber.ts'
+import { streamChannel } from './wake.ts'
+
+export type StreamConfig = Pick<
+  Config,
+  'streamsPerAccount' | 'streamsMax' | 'streamHeartbeatMs' | 'streamBufferLimit' | 'streamPollMs'
+>
+
+export interface StreamHubOptions {
+  db: Db
+  config: StreamConfig
+  log: Logger
+  /** PostgreSQL: where the LISTEN connection goes. */
+  databaseUrl: string | undefined
+}
+
+export interface StreamStats {
+  streams: number
+  /** Bytes written to streams and not yet handed to the kernel, all streams together. */
+  bufferedBytes: number
+  /** The most one stream ever held unsent right after a write (the bound plus one frame at most). */
+  peakStreamBytes: number
+  /** Streams disconnected for not draining. */
+  cutOff: number
+}
+
+/** Rows per query: a scan, or one stream's catch-up. */
+const BATCH = 500
+/** PostgreSQL: a safety poll besides LISTEN (a lost notification only delays). */
+const PG_POLL_MS = 2000
+/** Looking again while an older transaction holds committed events back: from 5 ms, doubling. */
+const HELD_RETRY_MS = [5, 10, 20, 40, 80]
+
+export class StreamHub implements Waker {
+  readonly db: Db
+  readonly #options: StreamHubOptions
+  readonly #byAccount = new Map<string, Set<Subscriber>>()
+  #count = 0
+  /** Every row up to here was fanned out to the live streams. */
+  #cursor: store.Position | null = null
+  #scanning = false
+  #again = false
+  #heldRetries = 0
+  #timers: NodeJS.Timeout[] = []
+  #listener: PgListener | null = null
+  #closed = false
+  #peak = 0
+  #cutOff = 0
+
+  constructor(options: StreamHubOptions) {
+    this.#options = options
+    this.db = options.db
+  }
+
+  /**
+   * Takes a stream slot for `accountId` (429 past either bound), synchronously so concurrent
+   * connections cannot overshoot; `start` it, or `release` it if the connection went away first.
+   */
+  admit(accountId: string): Subscriber {
+    const { streamsPerAccount, streamsMax } = this.#options.config
+    if (this.#closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down.')
+    const mine = this.#byAccount.get(accountId) ?? new Set<Subscriber>()
+    if (mine.size >= streamsPerAccount) {
+      throw new AppError(
+        'STREAM_LIMIT_REACHED',
+        `At most ${streamsPerAccount} open event streams per account (TESSERA_STREAMS_PER_ACCOUNT); close one first.`,
+      )
+    }
+    if (this.#count >= streamsMax) {
+      throw new AppError('STREAMS_BUSY', 'This server holds as many event streams as it may; retry later.', {
+        'retry-after': '5',
+      })
+    }
+    const subscriber = new Subscriber(accountId)
+    mine.add(subscriber)
+    this.#byAccount.set(accountId, mine)
+    this.#count += 1
+    if (this.#count === 1) this.#startTimers()
+    return subscriber
+  }
+
+  /** Frees the slot of a stream that closed (its socket is gone). */
+  release(subscriber: Subscriber): void {
+    subscriber.ended = true
+    subscriber.live = false
+    const mine = this.#byAccount.get(subscriber.accountId)
+    if (!mine?.delete(subscriber)) return
+    if (mine.size === 0) this.#byAccount.delete(subscriber.accountId)
+    this.#count -= 1
+    if (this.#count === 0) this.#stopTimers()
+  }
+
+  /** Starts sending: resumes after `spec.lastEventId` (or answers a reset), then live. */
+  async start(subscriber: Subscriber, spec: StreamSpec): Promise<void> {
+    subscriber.spec = spec
+    const cursor = await this.#ensureCursor()
+    const resumeAt = spec.lastEventId
+      ? await store.positionOf(this.db, spec.lastEventId, spec.accountId)
+      : null
+    if (spec.lastEventId && !resumeAt) subscriber.write(resetFrame(spec.lastEventId))
+    subscriber.pos = resumeAt ?? cursor
+    if (subscriber.ended) return
+    void this.#catchUp(subscriber)
+  }
+
+  /** Something committed: scan soon (wake-ups during a scan make one more scan). */
+  wake(): void {
+    if (this.#count === 0 || this.#cursor === null || this.#closed) return
+    if (this.#scanning) {
+      this.#again = true
+      return
+    }
+    this.#scanning = true
+    setImmediate(() => void this.#scanLoop())
+  }
+
+  stats(): StreamStats {
+    let bufferedBytes = 0
+    for (const subscriber of this.#all()) bufferedBytes += subscriber.spec?.sink.bufferedBytes() ?? 0
+    return { streams: this.#count, bufferedBytes, peakStreamBytes: this.#peak, cutOff: this.#cutOff }
+  }
+
+  /** Ends every stream (they may resume elsewhere) and stops listening. */
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const subscriber of this.#all()) subscriber.end('server shutting down; reconnect with Last-Event-ID')
+    this.#stopTimers()
+    await this.#listener?.stop()
+    this.#listener = null
+  }
+
+  *#all(): Iterable<Subscriber> {
+    for (const set of this.#byAccount.values()) yield* set
+  }
+
+  /** The hub's position, made current when no stream kept it moving. */
+  async #ensureCursor(): Promise<store.Position> {
+    const live = [...this.#all()].some((s) => s.live)
+    if (this.#cursor === null || !live) {
+      const head = await store.head(this.db)
+      this.#cursor = this.#cursor === null ? head : store.later(this.#cursor, head)
+    }
+    return this.#cursor
+  }
+
+  /** Reads one stream's rows up to the hub's position, pausing while its socket is full; then live. */
+  async #catchUp(subscriber: Subscriber): Promise<void> {
+    const limit = this.#options.config.streamBufferLimit
+    try {
+      while (!subscriber.ended) {
+        const bound = this.#cursor
+        if (bound === null || !store.isAfter(bound, subscriber.pos)) {
+          subscriber.live = true
+          return
+        }
+        await subscriber.spec?.sink.drained()
+        if (subscriber.ended) return
+        const rows = await store.catchUp(this.db, subscriber.accountId, subscriber.pos, bound, BATCH)
+        const all = rows.every((row) => this.#offer(subscriber, row, limit))
+        if (all && rows.length < BATCH) subscriber.pos = store.later(subscriber.pos, bound)
+      }
+    } catch (err) {
+      this.#options.log.warn({ err }, 'event stream: catching up failed; the stream ends')
+      subscriber.end('server error; reconnect with Last-Event-ID')
+    }
+  }
+
+  #offer(subscriber: Subscriber, row: store.StreamRow, limit: number): boolean {
+    const sent = subscriber.offer(row, limit)
+    if (sent) this.#peak = Math.max(this.#peak, subscriber.spec?.sink.bufferedBytes() ?? 0)
+    return sent
+  }
+
+  async #scanLoop(): Promise<void> {
+    let held = false
+    try {
+      do {
+        this.#again = false
+        const cursor = this.#cursor
+        if (cursor === null || this.#count === 0) break
+        const result = await store.scan(this.db, cursor, [...this.#byAccount.keys()], BATCH)
+        this.#fanOut(result.rows)
+        this.#cursor = store.later(this.#cursor ?? cursor, result.next)
+        if (result.rows.length >= BATCH) this.#again = true
+        held = result.held
+      } while (this.#again && !this.#closed)
+    } catch (err) {
+      this.#options.log.warn({ err }, 'event stream: reading new events failed; retrying at the next poll')
+    } finally {
+      this.#scanning = false
+    }
+    this.#retryIfHeld(held)
+  }
+
+  #fanOut(rows: store.StreamRow[]): void {
+    const limit = this.#options.config.streamBufferLimit
+    for (const row of rows) {
+      for (const subscriber of this.#byAccount.get(row.account_id) ?? []) {
+        if (!subscriber.live || !store.isAfter(row, subscriber.pos)) continue
+        // No room: it stops being fed and reads the rest from the database once it drains.
+        if (!this.#offer(subscriber, row, limit)) {
+          subscriber.live = false
+          void this.#catchUp(subscriber)
+        }
+      }
+    }
+  }
+
+  #retryIfHeld(held: boolean): void {
+    if (!held || this.#closed) {
+      this.#heldRetries = 0
+      return
+    }
+    const delay = HELD_RETRY_MS[Math.min(this.#heldRetries, HELD_RETRY_MS.length - 1)] ?? 80
+    this.#heldRetries += 1
+    setTimeout(() => this.wake(), delay).unref()
+  }
+
+  #startTimers(): void {
+    const { config, log, databaseUrl } = this.#options
+    const postgres = this.db.dialect === 'postgres'
+    const poll = postgres ? Math.max(PG_POLL_MS, config.streamPollMs) : config.streamPollMs
+    this.#timers.push(setInterval(() => this.wake(), poll).unref())
+    this.#timers.push(setInterval(() => void this.#heartbeat(), config.streamHeartbeatMs).unref())
+    if (postgres && databaseUrl && this.#listener === null) {
+      const onNotify = () => this.wake()
+      this.#listener = new PgListener({ databaseUrl, channel: streamChannel.name, onNotify, log })
+      this.#listener.start()
+    }
+  }
+
+  #stopTimers(): void {
+    for (const timer of this.#timers) clearInterval(timer)
+    this.#timers = []
+  }
+
+  /**
+   * Every stream gets a ping; one still over the buffer bound at two heartbeats in a row is not
+   * draining and is disconnected; expired tokens and disabled accounts end their streams.
+   */
+  async #heartbeat(): Promise<void> {
+    const now = Date.now()
+    const limit = this.#options.config.streamBufferLimit
+    for (const subscriber of this.#all()) {
+      const spec = subscriber.spec
+      if (spec === null || subscriber.ended) continue
+      if (now >= spec.expiresAt) {
+        subscriber.end('auth token expired; reconnect with a fresh token and Last-Event-ID')
+      } else if (spec.sink.bufferedBytes() > limit) {
+        subscriber.strikes += 1
+        if (subscriber.strikes >= 2) {
+          this.#cutOff += 1
+          subscriber.end('disconnected: the stream was not read fast enough; reconnect with Last-Event-ID')
+        }
+      } else {
+        subscriber.strikes = 0
+        subscriber.write(PING)
+      }
+    }
+    await this.#endDisabled()
+  }
+
+  async #endDisabled(): Promise<void> {
+    const accounts = [...this.#byAccount.keys()]
+    if (accounts.length === 0) return
+    try {
+      for (const id of await store.disabledAmong(this.db, accounts)) {
+        for (const subscriber of this.#byAccount.get(id) ?? []) subscriber.end('account disabled')
+      }
+    } catch (err) {
+      this.#options.log.warn({ err }, 'event stream: checking accounts failed')
+    }
+  }
+}

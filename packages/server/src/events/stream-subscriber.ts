@@ -1,0 +1,69 @@
+// One connected event stream, as the hub sees it: where it stands, what it wants, and its socket.
+import { comment, eventFrame } from './stream-frames.ts'
+import type { Position, StreamRow } from './stream-store.ts'
+
+/** The transport under a stream (modules/stream writes it to the HTTP response). */
+export interface StreamSink {
+  write(text: string): void
+  /** Bytes written and not yet handed to the kernel. */
+  bufferedBytes(): number
+  /** Resolves once the sink can take more (at once when it can), or when it closed. */
+  drained(): Promise<void>
+  /** Ends the stream after `lastWords`; the sink reports `closed` once the socket is gone. */
+  end(lastWords: string): void
+}
+
+export interface StreamSpec {
+  accountId: string
+  /** Envelope `owner`. */
+  email: string
+  /** Only these events; null: all. */
+  events: ReadonlySet<string> | null
+  /** Resume after this event; null: from now. */
+  lastEventId: string | null
+  /** The auth token's expiry: the stream ends then (the client reconnects with a fresh token). */
+  expiresAt: number
+  sink: StreamSink
+}
+
+export class Subscriber {
+  /** Everything up to here was sent (or filtered out). */
+  pos: Position = { tx: 0, seq: 0 }
+  /** Fed by the hub's scans; otherwise catching up from the database on its own. */
+  live = false
+  /** Ended: nothing more is written. */
+  ended = false
+  /** Heartbeats in a row at which its buffer was over the bound. */
+  strikes = 0
+  spec: StreamSpec | null = null
+
+  constructor(readonly accountId: string) {}
+
+  /**
+   * Sends `row` if the sink has room: answers false (nothing sent, `pos` unchanged) when its unsent
+   * bytes are past `limit`. One frame may take it past the bound; the next one then waits.
+   */
+  offer(row: StreamRow, limit: number): boolean {
+    const spec = this.spec
+    if (this.ended || spec === null) return false
+    if (spec.events !== null && !spec.events.has(row.event)) {
+      this.pos = { tx: row.tx, seq: row.seq }
+      return true
+    }
+    if (spec.sink.bufferedBytes() > limit) return false
+    spec.sink.write(eventFrame(row, spec.email))
+    this.pos = { tx: row.tx, seq: row.seq }
+    return true
+  }
+
+  write(text: string): void {
+    if (!this.ended) this.spec?.sink.write(text)
+  }
+
+  end(reason: string): void {
+    if (this.ended) return
+    this.ended = true
+    this.live = false
+    this.spec?.sink.end(comment(reason))
+  }
+}

@@ -1,0 +1,82 @@
+// Changing accounts after creation: passwords (by the user, or reset by an operator), e-mails, and
+// the paged list the admin console shows.
+import { hash, verify } from '@node-rs/argon2'
+import type { AppContext } from '../../platform/context.ts'
+import type { Executor } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import * as repo from './repository.ts'
+import {
+  type Account,
+  checkedEmail,
+  checkNewPassword,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+  toAccount,
+} from './service.ts'
+
+/**
+ * The signed-in user changes their password; the current one must be given. Wrong guesses count
+ * against the same budget as failed logins (a stolen session must not become a password oracle).
+ * The caller keeps its session: an account holds one session at a time, so no other session exists.
+ */
+export async function changePassword(
+  ctx: AppContext,
+  accountId: string,
+  input: { currentPassword: string; newPassword: string; ip: string },
+): Promise<void> {
+  checkNewPassword(input.newPassword)
+  const row = await repo.findAccountById(ctx.db.kysely, accountId)
+  if (!row) throw new AppError('NOT_FOUND', 'No such account.')
+  await reserveLoginAttempt(ctx, row.username, input.ip, Date.now())
+  if (!(await verify(row.password_hash, input.currentPassword))) {
+    // The reservation stays: it is the record of the failed attempt.
+    throw new AppError('WRONG_PASSWORD', 'The current password is wrong.')
+  }
+  await releaseLoginAttempt(ctx, row.username, input.ip)
+  await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
+}
+
+/** An operator sets a password (CLI); same rules as at creation. */
+export async function setPassword(ctx: AppContext, accountId: string, password: string): Promise<void> {
+  checkNewPassword(password)
+  const passwordHash = await hash(password)
+  if (!(await repo.setPasswordHash(ctx.db.kysely, accountId, passwordHash, Date.now()))) {
+    throw new AppError('NOT_FOUND', 'No such account.')
+  }
+}
+
+/**
+ * Sets an account's e-mail in the caller's transaction (so that what mirrors e-mails, e.g. file
+ * records' `roles`, changes with it). 409 when another account has it.
+ */
+export async function updateEmail(tx: Executor, accountId: string, rawEmail: string): Promise<Account> {
+  const email = checkedEmail(rawEmail)
+  const holder = await repo.findAccountByEmail(tx, email)
+  if (holder && holder.id !== accountId) throw new AppError('CONFLICT', 'email is taken')
+  if (!(await repo.setEmail(tx, accountId, email, Date.now()))) {
+    throw new AppError('NOT_FOUND', 'No such account.')
+  }
+  const row = await repo.findAccountById(tx, accountId)
+  if (!row) throw new AppError('NOT_FOUND', 'No such account.')
+  return toAccount(row)
+}
+
+export interface AccountsPage {
+  accounts: Account[]
+  /** The cursor of the next page; null on the last. */
+  nextCursor: string | null
+}
+
+/** Accounts in ID (= creation) order; the cursor is the last ID of a page. */
+export async function listAccountsPage(
+  ctx: AppContext,
+  page: { cursor: string | undefined; limit: number },
+): Promise<AccountsPage> {
+  if (page.limit > 1000) throw new AppError('VALIDATION_FAILED', 'limit must be 1..1000')
+  if (page.cursor !== undefined && !/^[0-9a-f]{24}$/.test(page.cursor)) {
+    throw new AppError('BAD_REQUEST', 'The cursor is not one this API answered (pass nextCursor as given).')
+  }
+  const rows = await repo.listAccountsAfter(ctx.db.kysely, page.cursor, page.limit + 1)
+  const accounts = rows.slice(0, page.limit).map(toAccount)
+  return { accounts, nextCursor: rows.length > page.limit ? (accounts.at(-1)?.id ?? null) : null }
+}

@@ -1,0 +1,25 @@
+// What operators do to accounts beyond one module: changing an e-mail also rewrites the file
+// records that mirror it (their `roles`), in the same transaction.
+import type { AppContext } from '../../platform/context.ts'
+import { type Account, findAccount, updateEmail } from '../accounts/index.ts'
+import { refreshRolesOfAccount } from '../files/index.ts'
+import { setAccountDisabled } from '../sessions/index.ts'
+
+export async function setAccountEmail(ctx: AppContext, accountId: string, email: string): Promise<Account> {
+  return ctx.db.kysely.transaction().execute(async (tx) => {
+    const account = await updateEmail(tx, accountId, email)
+    await refreshRolesOfAccount(ctx.db, tx, accountId)
+    return account
+  })
+}
+
+/** Disables (ending its session at once) or enables an account; undefined when there is none. */
+export async function setDisabled(
+  ctx: AppContext,
+  accountId: string,
+  disabled: boolean,
+): Promise<Account | undefined> {
+  if (!/^[0-9a-f]{24}$/.test(accountId)) return undefined
+  await setAccountDisabled(ctx, accountId, disabled)
+  return findAccount(ctx, accountId)
+}

@@ -1,0 +1,58 @@
+// SQL of the listings: a page of a directory, its sub-folders, the files shared with an account.
+import { type Executor, precompiled } from '../../platform/db/index.ts'
+import { FILE_RECORD_COLUMNS } from './repository.ts'
+
+// Names are unique in a directory (the key owner + parent/name is), so the name is the cursor;
+// every name is non-empty, so `name > ''` starts at the beginning. Index: files_owner_parent_name_idx.
+const directoryPage = precompiled((db, ownerId: string, parent: string, afterName: string, limit: number) =>
+  db
+    .selectFrom('files')
+    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
+    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
+    .select(FILE_RECORD_COLUMNS)
+    .where('files.owner_id', '=', ownerId)
+    .where('files.parent', '=', parent)
+    .where('files.name', '>', afterName)
+    .orderBy('files.name')
+    .limit(limit),
+)
+
+export function listDirectoryPage(
+  db: Executor,
+  ownerId: string,
+  parent: string,
+  afterName: string,
+  limit: number,
+) {
+  return directoryPage(db, ownerId, parent, afterName, limit)
+}
+
+/**
+ * Every directory below `prefix` (which ends with "/") that holds files, with its file count. Folders
+ * exist only through the files in them, so these rows are all there is to know about sub-folders.
+ * A prefix comparison by substr, not LIKE: LIKE is case-insensitive in SQLite and `%`/`_` may be in names.
+ */
+export function directoriesBelow(db: Executor, ownerId: string, prefix: string) {
+  return db
+    .selectFrom('files')
+    .select((eb) => ['files.parent', eb.fn.countAll<number | string>().as('n')])
+    .where('files.owner_id', '=', ownerId)
+    .where((eb) => eb(eb.fn('substr', ['files.parent', eb.lit(1), eb.val(prefix.length)]), '=', prefix))
+    .groupBy('files.parent')
+    .execute()
+}
+
+/** Files shared with the account, in file ID order after `afterId` ('' = from the start), with its role. */
+export function listSharedPage(db: Executor, accountId: string, afterId: string, limit: number) {
+  return db
+    .selectFrom('file_shares')
+    .innerJoin('files', 'files.id', 'file_shares.file_id')
+    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
+    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
+    .select([...FILE_RECORD_COLUMNS, 'file_shares.role as share_role'])
+    .where('file_shares.account_id', '=', accountId)
+    .where('file_shares.file_id', '>', afterId)
+    .orderBy('file_shares.file_id')
+    .limit(limit)
+    .execute()
+}

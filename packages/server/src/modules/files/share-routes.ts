@@ -1,0 +1,50 @@
+// Sharing routes: the owner gives an account a role on a file, or takes it away.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../../platform/context.ts'
+import { FileAnswer, FileParams, ShareBody, ShareParams } from './schemas.ts'
+import { shareFile, unshareFile } from './sharing.ts'
+
+export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const tags = ['files']
+
+  app.post(
+    '/file/:id/share',
+    {
+      schema: {
+        tags,
+        summary: 'Share a file with an account (or change its role)',
+        description:
+          'Owner only. `role` viewer (read, download) or editor (also attributes, annotations, ' +
+          'configurations). Unknown e-mail: 404. The record lists the shares in `roles` as ' +
+          '`[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: ' +
+          'one more is 409 SHARE_LIMIT_REACHED (changing a role always passes).',
+        params: FileParams,
+        body: ShareBody,
+        response: { 200: FileAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      file: await shareFile(ctx, request.auth.accountId, request.params.id, request.body),
+    }),
+  )
+
+  app.delete(
+    '/file/:id/share/:email',
+    {
+      schema: {
+        tags,
+        summary: 'Stop sharing a file with an account',
+        description: 'Owner only. 404 when the e-mail is unknown or the file is not shared with it.',
+        params: ShareParams,
+        response: { 200: FileAnswer },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      file: await unshareFile(ctx, request.auth.accountId, request.params.id, request.params.email),
+    }),
+  )
+}

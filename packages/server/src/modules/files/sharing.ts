@@ -1,0 +1,104 @@
+// Sharing a file: the owner gives accounts a role on it; the record's `roles` mirror the shares.
+import type { Static } from 'typebox'
+import type { AppContext } from '../../platform/context.ts'
+import type { Db, Tx } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { findAccountsByEmails } from '../accounts/index.ts'
+import { requireFileAccess } from './access.ts'
+import { lockFile } from './locks.ts'
+import * as repo from './repository.ts'
+import type { ShareRole } from './schemas.ts'
+import { type FileViewShape, viewOf } from './service.ts'
+
+export type ShareRoleName = Static<typeof ShareRole>
+
+async function shareTarget(ctx: AppContext, ownerEmail: string, email: string) {
+  const [account] = await findAccountsByEmails(ctx, [email])
+  if (!account) throw new AppError('NOT_FOUND', `No account with the e-mail ${email}.`)
+  if (account.email === ownerEmail) {
+    throw new AppError('VALIDATION_FAILED', 'The owner of a file always has every right on it.')
+  }
+  return account
+}
+
+/** Re-derives the record's `roles` from the shares (in the caller's transaction). */
+async function refreshRoles(tx: Parameters<typeof repo.listShares>[0], fileId: string): Promise<void> {
+  const shares = await repo.listShares(tx, fileId)
+  const roles = shares.map((share) => ({ email: share.email, role: share.role }))
+  await repo.setRoles(tx, fileId, JSON.stringify(roles), Date.now())
+}
+
+/**
+ * A new share past TESSERA_FILE_MAX_SHARES is refused (under the file's lock, so concurrent shares
+ * count one after another); changing the role of an existing share always passes.
+ */
+async function refuseNewShareAtCap(ctx: AppContext, tx: Tx, fileId: string, targetId: string): Promise<void> {
+  const shares = await repo.listShares(tx, fileId)
+  const max = ctx.config.fileMaxShares
+  if (shares.length >= max && !shares.some((share) => share.account_id === targetId)) {
+    throw new AppError(
+      'SHARE_LIMIT_REACHED',
+      `This file is shared with ${shares.length} accounts; the limit is ${max} (TESSERA_FILE_MAX_SHARES). ` +
+        'Stop sharing it with one first.',
+    )
+  }
+}
+
+/** Owner only: gives (or changes) an account's role on the file. */
+export async function shareFile(
+  ctx: AppContext,
+  accountId: string,
+  fileId: string,
+  input: { email: string; role: ShareRoleName },
+): Promise<FileViewShape> {
+  const { db } = ctx
+  // Access first, so that a stranger or a reader learns nothing about which e-mails exist.
+  const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
+  const target = await shareTarget(ctx, file.owner_email, input.email)
+  return db.kysely.transaction().execute(async (tx) => {
+    await lockFile(db, tx, fileId)
+    await requireFileAccess(tx, accountId, fileId, 'owner')
+    await refuseNewShareAtCap(ctx, tx, fileId, target.id)
+    await repo.upsertShare(tx, {
+      file_id: fileId,
+      account_id: target.id,
+      role: input.role,
+      created_at: Date.now(),
+    })
+    await refreshRoles(tx, fileId)
+    return viewOf(tx, fileId, accountId)
+  })
+}
+
+/** Owner only: takes an account's role away. 404 when the file is not shared with that account. */
+export async function unshareFile(
+  ctx: AppContext,
+  accountId: string,
+  fileId: string,
+  email: string,
+): Promise<FileViewShape> {
+  const { db } = ctx
+  const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
+  const target = await shareTarget(ctx, file.owner_email, email)
+  return db.kysely.transaction().execute(async (tx) => {
+    await lockFile(db, tx, fileId)
+    await requireFileAccess(tx, accountId, fileId, 'owner')
+    if (!(await repo.deleteShare(tx, fileId, target.id))) {
+      throw new AppError('NOT_FOUND', `The file is not shared with ${target.email}.`)
+    }
+    await refreshRoles(tx, fileId)
+    return viewOf(tx, fileId, accountId)
+  })
+}
+
+/**
+ * After an account's e-mail changed (in the caller's transaction): the `roles` of every file
+ * shared with it show the new e-mail. Files are locked in ID order, the lock order of files.
+ */
+export async function refreshRolesOfAccount(db: Db, tx: Tx, accountId: string): Promise<void> {
+  const fileIds = await repo.filesSharedWith(tx, accountId)
+  for (const fileId of fileIds) {
+    await lockFile(db, tx, fileId)
+    await refreshRoles(tx, fileId)
+  }
+}

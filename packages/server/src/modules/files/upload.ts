@@ -1,0 +1,164 @@
+// Uploads and revisions. The bytes stream into the blob store under a fresh key first (constant
+// memory, measured and hashed on the way, refused past TESSERA_UPLOAD_MAX_BYTES); then one
+// transaction writes the file row (new, or the next revision of the caller's file at that path),
+// queues the conversion and emits `file_uploaded`. The replaced blob is removed once that commits,
+// the new one again if it does not, so a committed row never points at a missing blob.
+
+import { emitEvent } from '../../events/index.ts'
+import type { AppContext } from '../../platform/context.ts'
+import type { Tx } from '../../platform/db/index.ts'
+import { newId } from '../../platform/ids.ts'
+import { dropQueuedJobs, enqueueJob } from '../../platform/job-queue.ts'
+import { fileReaderIds } from './access.ts'
+import { lockFile, lockFilePath } from './locks.ts'
+import { fileKey } from './names.ts'
+import * as repo from './repository.ts'
+import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from './service.ts'
+
+/** Bytes stored under a fresh key, not yet referenced by any file row. */
+export interface StagedBlob {
+  key: string
+  size: number
+  sha256: string
+}
+
+/** Streams an upload into the blob store; 413 PAYLOAD_TOO_LARGE (and nothing kept) past the limit. */
+export async function stageUpload(ctx: AppContext, body: NodeJS.ReadableStream): Promise<StagedBlob> {
+  // One key per stored revision: a revision never overwrites the blob a reader may be streaming.
+  const key = `originals/${newId()}`
+  const { size, sha256 } = await ctx.blobs.put(key, body, { maxBytes: ctx.config.uploadMaxBytes })
+  return { key, size, sha256 }
+}
+
+export interface NewUpload {
+  name: string
+  parent: string
+  blob: StagedBlob
+}
+
+/** Where an upload went: which revision of which file, and the blob it replaced (a revision's). */
+interface StoredRevision {
+  fileId: string
+  version: number
+  replacedBlob: string | null
+}
+
+/** What one upload transaction writes and reads back, named for the steps below. */
+interface UploadTarget {
+  accountId: string
+  key: string
+  upload: NewUpload
+  now: number
+}
+
+/**
+ * Records a staged upload: a new file, or the next revision of the caller's file at that path.
+ * Also queues its conversion job and the `file_uploaded` event, all in one transaction.
+ */
+export async function commitUpload(
+  ctx: AppContext,
+  accountId: string,
+  upload: NewUpload,
+): Promise<FileViewShape> {
+  const key = fileKey(upload.parent, upload.name)
+  let outcome: { record: FileRecordShape; replacedBlob: string | null }
+  try {
+    outcome = await ctx.db.kysely.transaction().execute(async (tx) => {
+      await lockFilePath(ctx.db, tx, accountId, key)
+      const target = { accountId, key, upload, now: Date.now() }
+      const stored = (await storeRevision(ctx, tx, target)) ?? (await storeNewFile(ctx, tx, target))
+      // `fileVersion` lets a worker drop a job that a newer revision superseded.
+      await enqueueJob(ctx.db, tx, {
+        kind: 'convert',
+        fileId: stored.fileId,
+        fileVersion: stored.version,
+        now: target.now,
+      })
+      const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
+      return { record, replacedBlob: stored.replacedBlob }
+    })
+  } catch (error) {
+    await discardBlob(ctx, upload.blob.key)
+    throw error
+  }
+  if (outcome.replacedBlob && outcome.replacedBlob !== upload.blob.key) {
+    await discardBlob(ctx, outcome.replacedBlob)
+  }
+  // Just queued: nothing converted yet.
+  return { ...outcome.record, progress: 0, thumbnailUrl: null }
+}
+
+/**
+ * The next revision of the caller's file at the path, if there is one: new content, conversion
+ * results reset, the previous revision's queued conversion dropped.
+ */
+async function storeRevision(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision | null> {
+  const { upload, now } = target
+  const existing = await repo.findOwnFileByKey(tx, target.accountId, target.key)
+  if (!existing) return null
+  await lockFile(ctx.db, tx, existing.id)
+  const revised = await repo.updateRevision(tx, existing.id, {
+    userId: target.accountId,
+    size: upload.blob.size,
+    sha256: upload.blob.sha256,
+    bucket: ctx.blobs.bucket,
+    blobKey: upload.blob.key,
+    now: Math.max(now, existing.updated_at + 1),
+    // Strictly later than the previous revision, even within one millisecond.
+    revisionDate: Math.max(now, existing.revision_date + 1),
+  })
+  // The file was deleted between our read and our update: the upload makes a new one.
+  if (!revised) return null
+  await dropQueuedJobs(tx, { fileId: existing.id, kind: 'convert' })
+  return { fileId: existing.id, version: revised.version, replacedBlob: existing.blob_key }
+}
+
+async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision> {
+  const { upload, now } = target
+  const fileId = newId(now)
+  await repo.insertFile(tx, {
+    id: fileId,
+    owner_id: target.accountId,
+    user_id: target.accountId,
+    parent: upload.parent,
+    key: target.key,
+    name: upload.name,
+    size: upload.blob.size,
+    sha256: upload.blob.sha256,
+    state: 'queued',
+    error: '',
+    progress: 0,
+    bucket: ctx.blobs.bucket,
+    blob_key: upload.blob.key,
+    share_token: '',
+    is_link: 0,
+    allow_live_public_meetings: 0,
+    roles: '[]',
+    attributes: '{}',
+    scene_tree_names: '[]',
+    scene_tree_roots: '[]',
+    favorited_by: '[]',
+    type: 'file',
+    created_at: now,
+    updated_at: now,
+    revision_date: now,
+    version: 0,
+    optimized_key: null,
+    optimized_size: 0,
+    optimized_sha256: '',
+  })
+  return { fileId, version: 0, replacedBlob: null }
+}
+
+/** Emits `file_uploaded` with the record as the uploader sees it; answers that record. */
+async function emitUploaded(ctx: AppContext, tx: Tx, fileId: string, accountId: string) {
+  const record = await recordOf(tx, fileId, accountId)
+  await emitEvent(ctx, tx, {
+    event: 'file_uploaded',
+    fileId,
+    fileOwnerId: accountId,
+    readerAccountIds: await fileReaderIds(tx, fileId),
+    data: record,
+  })
+  return record
+}

@@ -1,0 +1,121 @@
+// The live event stream over HTTP: what the request asks for, and the response as the hub's sink.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { EVENT_NAMES, isEventName } from '../../contract/index.ts'
+import type { StreamHub, StreamSink } from '../../events/index.ts'
+import type { AppContext } from '../../platform/context.ts'
+import { AppError } from '../../platform/errors.ts'
+
+/** How long a stream that was told to go may take to read its last bytes before its socket is dropped. */
+const END_GRACE_MS = 5000
+const EVENT_ID = /^[0-9a-f]{24}$/
+
+/** `?events=a,b` as a set; null when absent. */
+export function eventsFilter(raw: string | undefined): ReadonlySet<string> | null {
+  if (raw === undefined) return null
+  const names = raw.split(',').map((name) => name.trim())
+  const unknown = [...new Set(names.filter((name) => !isEventName(name)))]
+  if (unknown.length > 0) {
+    const shown = unknown.map((name) => JSON.stringify(name.slice(0, 40))).join(', ')
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Unknown event name(s) in events: ${shown}. Allowed: ${EVENT_NAMES.join(', ')}.`,
+    )
+  }
+  return new Set(names)
+}
+
+/** Last-Event-ID from the header, or `?lastEventId=`; null when neither. */
+export function lastEventId(header: string | undefined, query: string | undefined): string | null {
+  if (header !== undefined && query !== undefined && header !== query) {
+    throw new AppError('VALIDATION_FAILED', 'Last-Event-ID and lastEventId disagree; send one.')
+  }
+  const id = (header ?? query)?.trim()
+  if (id === undefined || id === '') return null
+  if (!EVENT_ID.test(id)) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'Last-Event-ID must be the id of an event received (24 hex digits).',
+    )
+  }
+  return id
+}
+
+/** When the caller's auth token expires (the stream ends then); the token lifetime if it cannot tell. */
+export async function tokenExpiry(ctx: AppContext, request: FastifyRequest): Promise<number> {
+  const header = request.headers.authorization
+  const token = header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : request.cookies.jsonwebtoken
+  try {
+    if (token) return (await ctx.tokens.verifyAuthToken(token)).expiresAt
+  } catch {
+    // Authenticated a moment ago by the route's hook; the fallback below bounds the stream anyway.
+  }
+  return Date.now() + ctx.config.authTokenTtlMs
+}
+
+/** Starts the SSE response on the raw socket (the reply is hijacked) and answers the hub's sink. */
+export function openSink(request: FastifyRequest, reply: FastifyReply): StreamSink {
+  reply.hijack()
+  const res = reply.raw
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    // Proxies such as nginx would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+    // Not reused afterwards: once the stream ends (shutdown, cut-off) the socket closes with it.
+    connection: 'close',
+    'x-request-id': request.id,
+  })
+  res.write(': stream open\n\n')
+  return {
+    write(text) {
+      if (!res.writableEnded && !res.destroyed) res.write(text)
+    },
+    bufferedBytes: () => (res.destroyed ? 0 : res.writableLength),
+    drained() {
+      if (!res.writableNeedDrain || res.destroyed) return Promise.resolve()
+      return new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done)
+          res.off('close', done)
+          resolve()
+        }
+        res.on('drain', done)
+        res.on('close', done)
+      })
+    },
+    end(lastWords) {
+      if (!res.writableEnded && !res.destroyed) res.end(lastWords)
+      // A reader that does not read its last bytes loses its socket (and the bytes) after the grace.
+      setTimeout(() => res.destroy(), END_GRACE_MS).unref()
+    },
+  }
+}
+
+export interface StreamRequest {
+  events?: string
+  lastEventId?: string
+  header?: string
+}
+
+/** Answers the stream: a slot (or 429), the headers, then the hub sends until the socket closes. */
+export async function serveStream(
+  ctx: AppContext,
+  hub: StreamHub,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asked: StreamRequest,
+): Promise<void> {
+  const events = eventsFilter(asked.events)
+  const resumeAfter = lastEventId(asked.header, asked.lastEventId)
+  const expiresAt = await tokenExpiry(ctx, request)
+  const { accountId, email } = request.auth
+  const subscriber = hub.admit(accountId)
+  const sink = openSink(request, reply)
+  reply.raw.on('close', () => hub.release(subscriber))
+  try {
+    await hub.start(subscriber, { accountId, email, events, lastEventId: resumeAfter, expiresAt, sink })
+  } catch (err) {
+    request.log.warn({ err }, 'event stream: could not start')
+    subscriber.end('server error; reconnect with Last-Event-ID')
+  }
+}

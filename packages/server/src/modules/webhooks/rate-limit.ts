@@ -1,0 +1,56 @@
+// Per-account rate limits of webhook management (docs/webhooks.md, "Rate limits"). Registering or
+// rotating runs a secret-strength estimate and a bcrypt hash, and a test queues a delivery: the
+// limits bound the CPU and the outbound traffic one account can cause. They are kept per process,
+// in memory: what they protect is each process's event loop, so a process needs no other
+// process's counts (N API processes allow N times the rate in total; a restart forgets them).
+import type { FastifyRequest } from 'fastify'
+import { AppError } from '../../platform/errors.ts'
+
+const WINDOW_MS = 60_000
+/** Accounts remembered before idle ones are dropped, so the map stays bounded. */
+const MAX_TRACKED = 10_000
+
+/** A sliding log of the last `perMinute` call times per account. */
+export class AccountRateLimit {
+  readonly #calls = new Map<string, number[]>()
+
+  constructor(
+    readonly perMinute: number,
+    readonly what: string,
+    readonly variable: string,
+  ) {}
+
+  /** Counts one call of `accountId`, or throws 429 TOO_MANY_REQUESTS with Retry-After. */
+  take(accountId: string, now = Date.now()): void {
+    const recent = (this.#calls.get(accountId) ?? []).filter((at) => at > now - WINDOW_MS)
+    if (recent.length >= this.perMinute) {
+      const retryAfter = Math.max(1, Math.ceil(((recent[0] ?? now) + WINDOW_MS - now) / 1000))
+      this.#calls.set(accountId, recent)
+      throw new AppError(
+        'TOO_MANY_REQUESTS',
+        `At most ${this.perMinute} ${this.what} per account per minute (${this.variable}); retry in ${retryAfter} s.`,
+        { 'retry-after': String(retryAfter) },
+      )
+    }
+    recent.push(now)
+    this.#calls.delete(accountId)
+    this.#calls.set(accountId, recent)
+    if (this.#calls.size > MAX_TRACKED) this.#prune(now)
+  }
+
+  #prune(now: number): void {
+    for (const [account, calls] of this.#calls) {
+      if ((calls.at(-1) ?? 0) <= now - WINDOW_MS) this.#calls.delete(account)
+    }
+    // Still too many active accounts: forget the least recently seen (Map keeps insertion order).
+    for (const account of this.#calls.keys()) {
+      if (this.#calls.size <= MAX_TRACKED) break
+      this.#calls.delete(account)
+    }
+  }
+
+  /** A preHandler counting the authenticated caller's call. */
+  hook(): (request: FastifyRequest) => Promise<void> {
+    return async (request) => this.take(request.auth.accountId)
+  }
+}

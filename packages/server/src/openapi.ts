@@ -1,0 +1,63 @@
+// The OpenAPI 3.1 document (served at /openapi.json, rendered at /docs, committed as openapi.json):
+// security schemes, the webhooks receivers get, and the Swagger UI. Route schemas add themselves.
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { openApiWebhooks } from './contract/index.ts'
+
+export const API_VERSION = '0.1.0'
+
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(fastifySwagger, {
+    // Shared schemas appear in components under their $id (Problem, FileRecord, …).
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tessera API',
+        version: API_VERSION,
+        description:
+          'Self-hostable 3D-scene and file platform. Every call needs an auth token and a session ' +
+          'token, presented either as headers or as cookies: complete header credentials win over ' +
+          'stray cookies, and a real mix is 400 AMBIGUOUS_CREDENTIALS (docs/api.md). Cookie-authenticated ' +
+          'writes need X-Tessera-CSRF (or a same-origin Origin). Errors are RFC 9457 problem documents ' +
+          'with a stable `code`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Auth token (RS256)',
+          },
+          sessionHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Session',
+            description: 'Session token',
+          },
+          authCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'jsonwebtoken',
+            description: 'Auth token as cookie',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'X-Service-Session',
+            description: 'Session as cookie',
+          },
+        },
+      },
+      security: [
+        { bearerAuth: [], sessionHeader: [] },
+        { authCookie: [], sessionCookie: [] },
+      ],
+      // What receivers get: the envelope and `data` of every event (contract/envelope.ts).
+      webhooks: openApiWebhooks(),
+    },
+  })
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+}

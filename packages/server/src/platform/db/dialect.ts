@@ -1,0 +1,40 @@
+// What the kernel does differently per dialect, apart from the SQLite driver (sqlite-driver.ts) and the
+// PostgreSQL-only statements of the transaction helpers (transactions.ts).
+import { sql } from 'kysely'
+import pg from 'pg'
+import type { Db } from './types.ts'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+// pg returns int8 as strings; every bigint here is a millisecond timestamp or a byte count, which
+// fit in a double.
+export const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+}
+
+/** The PostgreSQL schema to use, checked: it goes into SQL and connection options unquoted. */
+export function checkedPgSchema(schema: string | undefined): string | undefined {
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`)
+  return schema
+}
+
+/** A PostgreSQL URL as shown in logs and `/readyz`: without its password. */
+export function pgDescription(url: string, schema: string | undefined): string {
+  const safe = new URL(url)
+  safe.password = ''
+  return `${safe.toString()}${schema ? ` (schema ${schema})` : ''}`
+}
+
+/**
+ * Where Kysely keeps its migration bookkeeping. On PostgreSQL it looks across all schemas unless
+ * told which one; naming ours keeps several Tessera schemas in one database (tests, tenants) from
+ * seeing each other's. SQLite has no schemas.
+ */
+export async function migrationTableSchema(db: Db): Promise<string | undefined> {
+  if (db.dialect !== 'postgres') return undefined
+  const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)
+  return result.rows[0]?.schema
+}

@@ -1,0 +1,52 @@
+// One migration set for both dialects, one file each (NNNN_name.ts, the name being the migration's
+// id). Only portable column types: text, integer, bigint. Append new migrations (a file and an entry
+// below); never edit one that has shipped. test/db-migration-list.test.ts checks that this list and
+// the folder agree.
+import type { Kysely, Migration } from 'kysely'
+import { migration as accountsSessionsFiles } from './0001_accounts_sessions_files.ts'
+import { migration as webhooks } from './0002_webhooks.ts'
+import { migration as fileShares } from './0003_file_shares.ts'
+import { migration as webhookOps } from './0004_webhook_ops.ts'
+import { migration as filesJobs } from './0005_files_jobs.ts'
+import { migration as sceneAnnotationsConfigurations } from './0006_scene_annotations_configurations.ts'
+import { migration as optimizedAssets } from './0007_optimized_assets.ts'
+import { migration as deliveryClaims } from './0008_delivery_claims.ts'
+import { migration as outboxWritePath } from './0009_outbox_write_path.ts'
+import { migration as deliveriesClustered } from './0010_deliveries_clustered.ts'
+import { migration as sceneAttributeTotals } from './0011_scene_attribute_totals.ts'
+import { migration as thumbnails } from './0012_thumbnails.ts'
+import { migration as filesListingIndex } from './0013_files_listing_index.ts'
+import { migration as eventStream } from './0014_event_stream.ts'
+import { migration as itemTotals } from './0015_item_totals.ts'
+import { migration as authRowNotify } from './0016_auth_row_notify.ts'
+import { migration as workers } from './0017_workers.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+export type AnyDb = Kysely<any>
+
+export interface NamedMigration {
+  /** The migration's id in the bookkeeping table, and its file's name without `.ts`. */
+  name: string
+  migration: Migration
+}
+
+/** In the order they run. */
+export const migrationList: readonly NamedMigration[] = [
+  { name: '0001_accounts_sessions_files', migration: accountsSessionsFiles },
+  { name: '0002_webhooks', migration: webhooks },
+  { name: '0003_file_shares', migration: fileShares },
+  { name: '0004_webhook_ops', migration: webhookOps },
+  { name: '0005_files_jobs', migration: filesJobs },
+  { name: '0006_scene_annotations_configurations', migration: sceneAnnotationsConfigurations },
+  { name: '0007_optimized_assets', migration: optimizedAssets },
+  { name: '0008_delivery_claims', migration: deliveryClaims },
+  { name: '0009_outbox_write_path', migration: outboxWritePath },
+  { name: '0010_deliveries_clustered', migration: deliveriesClustered },
+  { name: '0011_scene_attribute_totals', migration: sceneAttributeTotals },
+  { name: '0012_thumbnails', migration: thumbnails },
+  { name: '0013_files_listing_index', migration: filesListingIndex },
+  { name: '0014_event_stream', migration: eventStream },
+  { name: '0015_item_totals', migration: itemTotals },
+  { name: '0016_auth_row_notify', migration: authRowNotify },
+  { name: '0017_workers', migration: workers },
+]

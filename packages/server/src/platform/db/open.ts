@@ -1,0 +1,86 @@
+// Opening and closing: SQLite under the data directory (embedded default) or a PostgreSQL pool.
+import { closeSync, openSync } from 'node:fs'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { makePrivateDir, makePrivateFiles, PRIVATE_FILE_MODE } from '../file-modes.ts'
+import { directReader } from './batched-reader.ts'
+import { startCheckpointer } from './checkpointer.ts'
+import { checkedPgSchema, pgDescription, pgTypes } from './dialect.ts'
+import { namedStatementPool } from './pg-named.ts'
+import { registerDirectRead } from './precompiled.ts'
+import { pgRowWatcher, sqliteRowWatcher } from './row-changes.ts'
+import type { Database } from './schema.ts'
+import { ImmediateSqliteDialect } from './sqlite-driver.ts'
+import { withStatementCache } from './statement-cache.ts'
+import { TransactionEndCallbacks, transactionRunner } from './transactions.ts'
+import type { Db, DbOptions } from './types.ts'
+
+export async function openDatabase(options: DbOptions): Promise<Db> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options)
+  return openSqlite(options.dataDir)
+}
+
+function openSqlite(dataDir: string): Db {
+  makePrivateDir(dataDir)
+  const file = path.join(dataDir, 'tessera.db')
+  // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database's mode.
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE))
+  const database = new SqliteDatabase(file)
+  database.pragma('journal_mode = WAL')
+  makePrivateFiles([file, `${file}-wal`, `${file}-shm`])
+  database.pragma('synchronous = NORMAL')
+  database.pragma('busy_timeout = 5000')
+  database.pragma('foreign_keys = ON')
+  const checkpointer = startCheckpointer(database, file)
+  const statements = withStatementCache(database)
+  const ends = new TransactionEndCallbacks(database)
+  const kysely = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: statements }, ends),
+  })
+  registerDirectRead(kysely, directReader(database, kysely))
+  return {
+    kysely,
+    dialect: 'sqlite',
+    whenTransactionEnds: (callback) => ends.add(callback),
+    runInTransaction: transactionRunner(database),
+    watchRows: sqliteRowWatcher(database),
+    description: `sqlite:${file}`,
+    async close() {
+      await checkpointer.stop()
+      await kysely.destroy()
+    },
+  }
+}
+
+async function openPostgres(url: string, options: DbOptions): Promise<Db> {
+  const schema = checkedPgSchema(options.pgSchema)
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query(`create schema if not exists ${schema}`)
+    } finally {
+      await admin.end()
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  })
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) })
+  return {
+    kysely,
+    dialect: 'postgres',
+    watchRows: pgRowWatcher(url, schema),
+    description: pgDescription(url, schema),
+    close: () => kysely.destroy(),
+  }
+}
+
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely)
+}

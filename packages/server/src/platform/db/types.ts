@@ -1,0 +1,48 @@
+// The kernel's handle on the database and the executor types every repository takes.
+import type { Kysely, Transaction } from 'kysely'
+import type { Dialect } from './dialect.ts'
+import type { WatchRows } from './row-changes.ts'
+import type { Database } from './schema.ts'
+
+export type Tx = Transaction<Database>
+export type Executor = Kysely<Database> | Tx
+
+export interface Db {
+  kysely: Kysely<Database>
+  dialect: Dialect
+  /**
+   * SQLite only: calls `callback` once the write transaction open on the connection ends, with
+   * whether it committed. Only a caller running inside that transaction may use it (SQLite has one
+   * connection, and transactions on it run one after another, so that transaction is the caller's).
+   */
+  whenTransactionEnds?: (callback: (committed: boolean) => void) => void
+  /**
+   * SQLite only: runs one statement synchronously on the connection, without Kysely's connection
+   * hand-over (several promises per query). Only for a caller running inside the open transaction
+   * (see whenTransactionEnds), which holds the connection; the hot paths of the delivery engine.
+   */
+  runInTransaction?: (sql: string, parameters: readonly unknown[]) => DirectResult
+  /**
+   * Reports updates and deletes of sessions and accounts rows, by this and other processes, for
+   * caches of them (row-changes.ts). Absent: no feed, so such caches must read rows every time.
+   */
+  watchRows?: WatchRows
+  /** Where the data lives, for logs and `/readyz` (never contains a password). */
+  description: string
+  close(): Promise<void>
+}
+
+export interface DirectResult {
+  rows: Record<string, unknown>[]
+  /** Rows changed, for statements that return none. */
+  affected: number
+}
+
+export interface DbOptions {
+  /** postgres:// URL, or undefined for SQLite under `dataDir`. */
+  databaseUrl: string | undefined
+  dataDir: string
+  /** PostgreSQL schema to use (created if missing); tests use one per run. */
+  pgSchema?: string
+  pgPoolSize?: number
+}

@@ -1,0 +1,110 @@
+// Time and connection bounds against slow or hoarding clients: headers must arrive within a
+// bound, idle keep-alive connections close, open connections are capped, a JSON body has a short
+// fixed total time and an upload a minimum transfer rate (a fixed total would cut off big uploads
+// on slow links, and a rate catches a trickle at once, however big the declared size).
+import type { IncomingMessage } from 'node:http'
+import { Socket } from 'node:net'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { Config } from './config.ts'
+
+type HttpLimits = Pick<
+  Config,
+  | 'httpHeadersTimeoutMs'
+  | 'httpKeepAliveTimeoutMs'
+  | 'httpMaxConnections'
+  | 'jsonBodyTimeoutMs'
+  | 'uploadMinBytesPerSecond'
+  | 'uploadRateWindowMs'
+>
+
+/** Fastify/Node server options for the bounds that Node enforces itself. */
+export function httpServerOptions(limits: HttpLimits): Pick<
+  FastifyServerOptions,
+  'keepAliveTimeout' | 'requestTimeout'
+> & {
+  http: { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number }
+} {
+  return {
+    keepAliveTimeout: limits.httpKeepAliveTimeoutMs,
+    // Node's whole-request timeout would cut off big uploads: bodies are bounded below instead.
+    requestTimeout: 0,
+    http: {
+      headersTimeout: limits.httpHeadersTimeoutMs,
+      requestTimeout: 0,
+      // Node checks the headers timeout this often (default 30 s): the bound holds within 1 s.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.httpHeadersTimeoutMs / 2))),
+    },
+  }
+}
+
+// Written straight to the socket (the request never reached a handler), still a problem document.
+const REQUEST_TIMEOUT_BODY = JSON.stringify({
+  // code: REQUEST_TIMEOUT in errors.ts
+  success: false,
+  status: 408,
+  title: 'Request Timeout',
+  detail: 'The request was not sent in time (headers, body, or an upload below the minimum rate).',
+  code: 'REQUEST_TIMEOUT',
+})
+const REQUEST_TIMEOUT_RESPONSE = Buffer.from(
+  'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/problem+json\r\n' +
+    `Content-Length: ${Buffer.byteLength(REQUEST_TIMEOUT_BODY)}\r\n\r\n${REQUEST_TIMEOUT_BODY}`,
+  'utf8',
+)
+
+/**
+ * The connection cap, and the body deadlines: an onRequest hook starts a timer for any request
+ * whose body has not fully arrived yet. It never reads the body (that stays with the parsers); it
+ * looks at how many bytes the socket has read.
+ */
+export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
+  app.server.maxConnections = limits.httpMaxConnections
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw
+    // Injected requests (tests, light-my-request) have no real socket to watch or close.
+    if (!raw.complete && raw.socket instanceof Socket && declaresBody(raw)) {
+      const onTimeout = () => {
+        if (raw.socket.destroyed) return
+        request.log.warn({ bytesRead: raw.socket.bytesRead }, 'request body too slow: connection closed')
+        cutOff(raw.socket, reply.raw.headersSent)
+      }
+      if (isUpload(raw)) watchRate(raw, limits, onTimeout)
+      else setTimeout(() => raw.complete || onTimeout(), limits.jsonBodyTimeoutMs).unref()
+    }
+    done()
+  })
+}
+
+function declaresBody(raw: IncomingMessage): boolean {
+  const length = raw.headers['content-length']
+  return (length !== undefined && length !== '0') || raw.headers['transfer-encoding'] !== undefined
+}
+
+function isUpload(raw: IncomingMessage): boolean {
+  return /^\s*multipart\//i.test(raw.headers['content-type'] ?? '')
+}
+
+/** Every window, the socket must have read at least rate × window more bytes, until the body is in. */
+function watchRate(raw: IncomingMessage, limits: HttpLimits, onTooSlow: () => void): void {
+  const socket = raw.socket
+  const minBytes = Math.ceil((limits.uploadMinBytesPerSecond * limits.uploadRateWindowMs) / 1000)
+  let lastBytes = socket.bytesRead
+  const timer = setInterval(() => {
+    if (raw.complete || socket.destroyed) return clearInterval(timer)
+    const bytes = socket.bytesRead
+    if (bytes - lastBytes < minBytes) {
+      clearInterval(timer)
+      onTooSlow()
+    }
+    lastBytes = bytes
+  }, limits.uploadRateWindowMs)
+  timer.unref()
+}
+
+/** Answers 408 when no answer has started yet, then closes the connection either way. */
+function cutOff(socket: Socket, answered: boolean): void {
+  // Parsers waiting for the rest of the body fail with an aborted stream; uploads clean up.
+  if (answered || socket.writableEnded) return void socket.destroy()
+  socket.end(REQUEST_TIMEOUT_RESPONSE, () => socket.destroy())
+  setTimeout(() => socket.destroy(), 1000).unref()
+}

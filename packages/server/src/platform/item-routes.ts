@@ -1,0 +1,176 @@
+// The route shapes of the spec's item APIs (annotations, configurations): every answer is
+// `{success: true, <item>: record}` or `{success: true, <items>: [records], nextCursor?}`; a DELETE
+// takes the id as JSON body or as query, a listing the file (and its paging) as query. Every
+// description ends with the item's note on permissions.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type Static, type TObject, type TSchema, Type } from 'typebox'
+import type { AppContext } from './context.ts'
+import { bodyOptional, idOfDelete } from './http.ts'
+import { ID_PATTERN } from './ids.ts'
+
+const Id = Type.String({ pattern: ID_PATTERN })
+
+/** Who calls (set by the authentication hook on every API route). */
+type Auth = FastifyRequest['auth']
+
+interface RouteText {
+  summary: string
+  /** Followed by the item's note on permissions. */
+  description: string
+}
+
+/** The service behind the DELETE and the listing (modules/files/items.ts FileItems). */
+export interface ItemService {
+  remove(ctx: AppContext, caller: Auth, id: string): Promise<unknown>
+  list(
+    ctx: AppContext,
+    caller: Auth,
+    fileId: string,
+    paging: { limit?: number; cursor?: string },
+  ): Promise<{ items: unknown[]; nextCursor: string | null }>
+}
+
+const ListQuery = Type.Object(
+  {
+    file: Id,
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,8}$',
+        description: 'items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000)',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]+$',
+        maxLength: 4096,
+        description: 'nextCursor of the previous page (opaque)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const NextCursor = Type.Optional(
+  Type.Union([Type.String(), Type.Null()], {
+    description:
+      'cursor of the next page, null on the last one; left out when the call names neither limit nor ' +
+      'cursor and every item fits the first page (the answer of clients that do not page)',
+  }),
+)
+
+const PAGING_NOTE =
+  'At most `limit` items per page (default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS, 1000), and a ' +
+  'page ends at the first item past TESSERA_ITEM_PAGE_MAX_BYTES (2 MiB) of stored bytes. Pass ' +
+  '`nextCursor` as `cursor` for the next page; null on the last page. A call without `limit` and ' +
+  '`cursor` whose file fits one page answers without `nextCursor`.'
+
+export interface ItemRoutesSpec {
+  /** The record's schema, with the `$id` answers refer to. */
+  record: TSchema
+  tags: string[]
+  /** The answer's key for one record ('annotation') and for a listing ('annotations'). */
+  one: string
+  many: string
+  /** Who may do what: ends every route's description. */
+  permissionsNote: string
+  items: ItemService
+}
+
+export class ItemRoutes {
+  readonly #app: FastifyInstance
+  readonly #ctx: AppContext
+  readonly #spec: ItemRoutesSpec
+  readonly #answer: TObject
+  readonly #list: TObject
+
+  constructor(app: FastifyInstance, ctx: AppContext, spec: ItemRoutesSpec) {
+    this.#app = app
+    this.#ctx = ctx
+    this.#spec = spec
+    const recordId = (spec.record as { $id?: unknown }).$id
+    if (typeof recordId !== 'string') throw new Error('the record schema of item routes needs an $id')
+    app.addSchema(spec.record)
+    const record = Type.Ref(recordId)
+    this.#answer = Type.Object({ success: Type.Literal(true), [spec.one]: record })
+    this.#list = Type.Object({
+      success: Type.Literal(true),
+      [spec.many]: Type.Array(record),
+      nextCursor: NextCursor,
+    })
+  }
+
+  /** A POST whose body (validated by `body`) makes or changes a record; answers it. */
+  post<Body extends TSchema>(
+    url: string,
+    text: RouteText & { body: Body },
+    handle: (auth: Auth, body: Static<Body>) => Promise<unknown>,
+  ): void {
+    this.#app.post(
+      url,
+      { schema: { ...this.#text(text), body: text.body, response: { 200: this.#answer } } },
+      // The body schema has validated it.
+      async (request) => this.#one(await handle(request.auth, request.body as Static<Body>)),
+    )
+  }
+
+  /** A DELETE of the record whose id comes as JSON body {"_id"} or as query ?_id=; answers it. */
+  delete(url: string, summary: string): void {
+    const description =
+      'The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. ' +
+      `Emits ${this.#spec.one}_removed.`
+    const idInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })
+    this.#app.delete(
+      url,
+      {
+        preValidation: bodyOptional,
+        schema: {
+          ...this.#text({ summary, description }),
+          body: idInput,
+          querystring: idInput,
+          response: { 200: this.#answer },
+        },
+      },
+      async (request) => {
+        // The schemas have validated both.
+        const body = request.body as Static<typeof idInput> | undefined
+        const id = idOfDelete(body, request.query as Static<typeof idInput>)
+        return this.#one(await this.#spec.items.remove(this.#ctx, request.auth, id))
+      },
+    )
+  }
+
+  /** A GET of the records of the file given as query ?file= (`detail`: what else to say of them). */
+  list(url: string, summary: string, detail?: string): void {
+    const query = ListQuery
+    const description = detail ? `Oldest first. ${PAGING_NOTE} ${detail}` : `Oldest first. ${PAGING_NOTE}`
+    this.#app.get(
+      url,
+      {
+        schema: {
+          ...this.#text({ summary, description }),
+          querystring: query,
+          response: { 200: this.#list },
+        },
+      },
+      async (request) => {
+        const { file, limit, cursor } = request.query as Static<typeof query>
+        const paged = { limit: limit === undefined ? undefined : Number(limit), cursor }
+        const page = await this.#spec.items.list(this.#ctx, request.auth, file, paged)
+        const paging = limit !== undefined || cursor !== undefined || page.nextCursor !== null
+        return {
+          success: true as const,
+          [this.#spec.many]: page.items,
+          ...(paging ? { nextCursor: page.nextCursor } : {}),
+        }
+      },
+    )
+  }
+
+  #text({ summary, description }: RouteText) {
+    return { tags: this.#spec.tags, summary, description: `${description} ${this.#spec.permissionsNote}` }
+  }
+
+  #one(record: unknown) {
+    return { success: true as const, [this.#spec.one]: record }
+  }
+}

@@ -1,0 +1,180 @@
+// The job queue: the `jobs` table belongs to the platform. Modules queue work about a file with
+// enqueueJob (in the transaction that makes the work necessary), drop work that became pointless,
+// and claim due jobs under a lease. A done or failed job is kept as the record of what happened.
+import type { Db, Executor, Tx } from './db/index.ts'
+import { newId } from './ids.ts'
+import { jobsChannel } from './jobs.ts'
+
+/** 'convert': turn the file's current revision into an optimized GLB (queued by files, run by conversion). */
+export type JobKind = 'convert'
+
+export interface NewJob {
+  kind: JobKind
+  fileId: string
+  /** The file's `__v` the job is for: a job for an older revision must not touch a newer one. */
+  fileVersion: number
+  /** The caller's clock for this transaction (ms); the job is due at once. */
+  now?: number
+}
+
+/** Queues a job and wakes the workers of the queue (at commit, on PostgreSQL). Answers its ID. */
+export async function enqueueJob(db: Db, tx: Tx, job: NewJob): Promise<string> {
+  const now = job.now ?? Date.now()
+  const id = newId(now)
+  await tx
+    .insertInto('jobs')
+    .values({
+      id,
+      kind: job.kind,
+      file_id: job.fileId,
+      file_version: job.fileVersion,
+      state: 'queued',
+      run_at: now,
+      attempts: 0,
+      lease_until: null,
+      leased_by: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute()
+  await jobsChannel.wake(db, tx)
+  return id
+}
+
+/** Drops the file's queued jobs of `kind` (a new revision supersedes them; running ones check `file_version`). */
+export async function dropQueuedJobs(db: Executor, target: { fileId: string; kind: JobKind }): Promise<void> {
+  await db
+    .deleteFrom('jobs')
+    .where('file_id', '=', target.fileId)
+    .where('kind', '=', target.kind)
+    .where('state', '=', 'queued')
+    .execute()
+}
+
+/** Drops every job of a file, whatever its state (the file is being deleted). */
+export async function dropFileJobs(db: Executor, fileId: string): Promise<void> {
+  await db.deleteFrom('jobs').where('file_id', '=', fileId).execute()
+}
+
+function dueJobs(db: Executor, kind: JobKind, now: number) {
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'file_id', 'file_version', 'state', 'attempts'])
+    .where('kind', '=', kind)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+      ]),
+    )
+}
+
+export interface DueJob {
+  id: string
+  file_id: string
+  file_version: number
+  /** 'queued', or 'running' with a lease that ran out. */
+  state: string
+  /** Runs started so far. */
+  attempts: number
+}
+
+/**
+ * The next due job of `kind` — a queued one whose time came, or a running one whose lease ran out
+ * (its worker died) — locked for the rest of `tx`. `lockSubject` takes the lock of what the job is
+ * about (its file) BEFORE the job row is locked, the lock order every transaction touching the
+ * subject's jobs follows. Answers null when nothing is due, 'taken' when another worker claimed the
+ * candidate while we waited for its subject (look again).
+ */
+export async function lockNextDueJob(
+  db: Db,
+  tx: Tx,
+  kind: JobKind,
+  now: number,
+  lockSubject: (candidate: { fileId: string }) => Promise<void>,
+): Promise<DueJob | 'taken' | null> {
+  // Read without a row lock: the row is locked only after its subject.
+  const candidate = await dueJobs(tx, kind, now).orderBy('run_at').limit(1).executeTakeFirst()
+  if (!candidate) return null
+  await lockSubject({ fileId: candidate.file_id })
+  // SQLite's IMMEDIATE transaction already holds the single write lock.
+  const job = await dueJobs(tx, kind, now)
+    .where('id', '=', candidate.id)
+    .$if(db.dialect === 'postgres', (qb) => qb.forUpdate())
+    .executeTakeFirst()
+  return job ?? 'taken'
+}
+
+/** The job's state and holder (to check a claim is still ours before recording its outcome). */
+export function findJob(db: Executor, jobId: string) {
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'file_id', 'file_version', 'state', 'attempts', 'leased_by'])
+    .where('id', '=', jobId)
+    .executeTakeFirst()
+}
+
+/** The claim: `workerId` runs the job until `leaseUntil`, then another worker may take it over. */
+export async function leaseJob(
+  db: Executor,
+  jobId: string,
+  lease: { workerId: string; leaseUntil: number; now: number },
+): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      state: 'running',
+      attempts: eb('attempts', '+', 1),
+      lease_until: lease.leaseUntil,
+      leased_by: lease.workerId,
+      updated_at: lease.now,
+    }))
+    .where('id', '=', jobId)
+    .execute()
+}
+
+/** Back to the queue: after a crash (the attempt counts) or at shutdown (the attempt is given back). */
+export async function requeueJob(
+  db: Executor,
+  jobId: string,
+  update: { runAt: number; lastError: string | null; giveBackAttempt: boolean; now: number },
+): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      state: 'queued',
+      run_at: update.runAt,
+      attempts: update.giveBackAttempt ? eb('attempts', '-', 1) : eb('attempts', '+', 0),
+      lease_until: null,
+      leased_by: null,
+      last_error: update.lastError,
+      updated_at: update.now,
+    }))
+    .where('id', '=', jobId)
+    .execute()
+}
+
+/** The job ends; its row stays as the record of the outcome. */
+export async function finishJob(
+  db: Executor,
+  jobId: string,
+  outcome: { state: 'done' | 'failed'; lastError: string | null; now: number },
+): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({
+      state: outcome.state,
+      lease_until: null,
+      leased_by: null,
+      last_error: outcome.lastError,
+      updated_at: outcome.now,
+    })
+    .where('id', '=', jobId)
+    .execute()
+}
+
+/** Removes a job that no longer has anything to do (its revision was superseded). */
+export async function deleteJob(db: Executor, jobId: string): Promise<void> {
+  await db.deleteFrom('jobs').where('id', '=', jobId).execute()
+}
