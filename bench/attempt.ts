@@ -29,7 +29,6 @@ for (const [name, value] of Object.entries({ requests, concurrency, rounds })) {
 
 const receiver = fork(fileURLToPath(new URL('./delivery.ts', import.meta.url)), ['--receiver'], {
   stdio: 'inherit',
-  execArgv: ['--import', 'tsx'],
 })
 const [ready] = (await once(receiver, 'message')) as [{ type: string; port: number }]
 if (ready.type !== 'ready') throw new Error('receiver did not start')

@@ -48,7 +48,11 @@ interface Proc {
 class Cluster {
   readonly procs: Proc[] = []
   readonly deadPids: number[] = []
-  constructor(readonly env: Record<string, string>) {}
+  readonly env: Record<string, string>
+
+  constructor(env: Record<string, string>) {
+    this.env = env
+  }
 
   async start(role: Role, name: string): Promise<Proc> {
     const started =

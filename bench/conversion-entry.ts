@@ -1,5 +1,5 @@
 // One conversion in its own process, as production runs it (the job runner forks a child per job):
-//   node --import tsx bench/conversion-entry.ts <input file> <output.glb>
+//   node bench/conversion-entry.ts <input file> <output.glb>
 // Prints the result's stats as one JSON line on stdout.
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'

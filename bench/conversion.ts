@@ -3,7 +3,7 @@
 // false` (the @gltf-transform/cli devDependency), the reference our optimization must match.
 //
 // Both sides are timed the same way, the way production runs a conversion: a fresh child process
-// doing one conversion from file to file (ours: `node --import tsx bench/conversion-entry.ts`; the
+// doing one conversion from file to file (ours: `node bench/conversion-entry.ts`; the
 // CLI: `node …/cli.js optimize`). Each is run --runs times, interleaved, and the median wall time
 // is reported, so a noisy neighbour on the machine hits both alike.
 //
@@ -103,7 +103,7 @@ async function benchModel(dir: string, name: string, source: string, bytes: Uint
   const cliTimes: number[] = []
   let stats = { outputBytes: 0, triangles: 0, encoding: { chosen: '' } }
   for (let i = 0; i < runs; i++) {
-    const ours = await run(process.execPath, ['--import', 'tsx', entry, inputPath, ourOutput])
+    const ours = await run(process.execPath, [entry, inputPath, ourOutput])
     ourTimes.push(ours.ms)
     stats = JSON.parse(ours.stdout.trim().split('\n').at(-1) ?? '{}') as typeof stats
     if (isGlb) {

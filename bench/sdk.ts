@@ -156,8 +156,6 @@ function runChild(kind: 'sdk' | 'raw', url: string, token: string, file: string)
       process.execPath,
       [
         '--expose-gc',
-        '--import',
-        'tsx',
         here,
         '--child',
         kind,

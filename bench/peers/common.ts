@@ -49,7 +49,11 @@ export function peerJob(seq: number, t: number): PeerJob {
 export class PeerSender {
   readonly #agent = new Agent()
 
-  constructor(readonly url: string) {}
+  readonly url: string
+
+  constructor(url: string) {
+    this.url = url
+  }
 
   /** One attempt; throws (so the queue retries) unless the receiver answers 200 + success. */
   async deliver(job: PeerJob): Promise<void> {

@@ -46,10 +46,13 @@ async function receiver(): Promise<void> {
 }
 
 export class ReceiverProcess {
-  constructor(
-    readonly child: ChildProcess,
-    readonly url: string,
-  ) {}
+  readonly child: ChildProcess
+  readonly url: string
+
+  constructor(child: ChildProcess, url: string) {
+    this.child = child
+    this.url = url
+  }
 
   static async start(): Promise<ReceiverProcess> {
     const child = fork(fileURLToPath(import.meta.url), ['--receiver'], { stdio: 'inherit' })

@@ -17,12 +17,20 @@ export class Tessera {
   readonly configurations: Configurations
   readonly webhooks: Webhooks
 
+  /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
+  readonly api: ApiClient
+  private readonly tokens: Tokens
+  private readonly session: SessionKeeper
+
   private constructor(
     /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
-    readonly api: ApiClient,
-    private readonly tokens: Tokens,
-    private readonly session: SessionKeeper,
+    api: ApiClient,
+    tokens: Tokens,
+    session: SessionKeeper,
   ) {
+    this.api = api
+    this.tokens = tokens
+    this.session = session
     this.files = new Files(api)
     this.attributes = new SceneAttributes(api)
     this.annotations = new Annotations(api)

@@ -18,7 +18,11 @@ export interface WaitOptions {
 }
 
 export class Files {
-  constructor(private readonly api: ApiClient) {}
+  private readonly api: ApiClient
+
+  constructor(api: ApiClient) {
+    this.api = api
+  }
 
   /** The files of one of the caller's directories (`/` = the root). */
   async list(directory = '/'): Promise<FileView[]> {

@@ -8,7 +8,11 @@ export type AnnotationUpdate = JsonBody<'/annotation/update/', 'post'>
 export type ConfigurationInput = JsonBody<'/file/configuration/', 'post'>
 
 export class SceneAttributes {
-  constructor(private readonly api: ApiClient) {}
+  private readonly api: ApiClient
+
+  constructor(api: ApiClient) {
+    this.api = api
+  }
 
   /** Merges per attribute: a `null` value removes that attribute. Answers the nodes written. */
   async set(file: string, nodeIdToAttributes: NodeAttributes): Promise<NodeAttributes> {
@@ -43,7 +47,11 @@ export class SceneAttributes {
 }
 
 export class Annotations {
-  constructor(private readonly api: ApiClient) {}
+  private readonly api: ApiClient
+
+  constructor(api: ApiClient) {
+    this.api = api
+  }
 
   async list(file: string): Promise<Annotation[]> {
     return (await unwrap(this.api.GET('/annotation/', { params: { query: { file } } }))).annotations
@@ -65,7 +73,11 @@ export class Annotations {
 }
 
 export class Configurations {
-  constructor(private readonly api: ApiClient) {}
+  private readonly api: ApiClient
+
+  constructor(api: ApiClient) {
+    this.api = api
+  }
 
   async list(file: string): Promise<Configuration[]> {
     const call = this.api.GET('/file/configuration/', { params: { query: { file } } })

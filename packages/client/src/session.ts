@@ -37,11 +37,15 @@ export class SessionKeeper {
   /** Why the session stopped working, once it did. */
   lost: TesseraError | undefined
 
-  constructor(
-    private readonly api: ApiClient,
-    private readonly tokens: Tokens,
-    private readonly options: SessionOptions,
-  ) {}
+  private readonly api: ApiClient
+  private readonly tokens: Tokens
+  private readonly options: SessionOptions
+
+  constructor(api: ApiClient, tokens: Tokens, options: SessionOptions) {
+    this.api = api
+    this.tokens = tokens
+    this.options = options
+  }
 
   /** Takes a license; 402 NoLicenseAvailableError when none is free. */
   async open(): Promise<void> {

@@ -17,7 +17,11 @@ export interface DeliveryQuery {
 }
 
 export class Webhooks {
-  constructor(private readonly api: ApiClient) {}
+  private readonly api: ApiClient
+
+  constructor(api: ApiClient) {
+    this.api = api
+  }
 
   async create(input: WebhookInput): Promise<WebhookResource> {
     return (await unwrap(this.api.PUT('/webhook/', { body: input }))).data

@@ -44,11 +44,11 @@ export type VerificationFailure =
   | 'bad_body'
 
 export class WebhookVerificationError extends Error {
-  constructor(
-    readonly reason: VerificationFailure,
-    message: string,
-  ) {
+  readonly reason: VerificationFailure
+
+  constructor(reason: VerificationFailure, message: string) {
     super(message)
+    this.reason = reason
     this.name = 'WebhookVerificationError'
   }
 }

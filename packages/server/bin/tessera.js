@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The `tessera` command: runs the TypeScript sources through tsx (no build step needed).
-import { register } from 'tsx/esm/api'
-
-register()
+// The `tessera` command: runs the TypeScript sources directly (Node >= 22.18 strips the types;
+// no build step, no loader).
+if (!process.features.typescript) {
+  process.stderr.write(
+    `tessera: Node ${process.versions.node} cannot run TypeScript sources; use Node 22.18 or newer (or 24).\n`,
+  )
+  process.exit(1)
+}
 await import('../src/cli/main.ts')

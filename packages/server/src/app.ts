@@ -2,11 +2,9 @@
 // or listen on port 0; `tessera serve` listens on PORT/HOST.
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import pino, { type DestinationStream } from 'pino'
 import { Type } from 'typebox'
 import { consoleRoutes } from './console.ts'
 import { DeliveryWorker } from './delivery/index.ts'
-import { type EventPorts, HandOffPort, StreamHub } from './events/index.ts'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
 import { adminRoutes } from './modules/admin/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
@@ -19,23 +17,12 @@ import { streamRoutes } from './modules/stream/index.ts'
 import { webhookRoutes } from './modules/webhooks/index.ts'
 import { registerOpenApi } from './openapi.ts'
 import { type OperationsServer, operationsRoutes, startOperationsServer } from './operations.ts'
-import { openBlobStore } from './platform/blobs/index.ts'
 import { registerCors } from './platform/browser.ts'
 import type { Config } from './platform/config.ts'
-import type { AppContext } from './platform/context.ts'
-import { type Db, migrate, openDatabase } from './platform/db/index.ts'
-import { tightenDataDir } from './platform/file-modes.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { httpServerOptions, installHttpLimits } from './platform/http-limits.ts'
-import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
-import { loggerOptions, requestId, requestLogger } from './platform/logger.ts'
-import { TokenService } from './platform/tokens.ts'
-
-/**
- * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an
- * AppContext and hand it on to emitEvent, which finds the port there.
- */
-export type ServerContext = AppContext & EventPorts
+import { requestId, requestLogger } from './platform/logger.ts'
+import { type BuildOptions, createContext, type ServerContext } from './server-context.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,37 +30,11 @@ declare module 'fastify' {
   }
 }
 
-export interface BuildOptions {
-  /** Use this database (tests share one per file); otherwise opened from config and closed with the app. */
-  db?: Db
-  keys?: InstanceKeys
-  /** Where log lines go (tests capture them); default stdout. */
-  logStream?: DestinationStream
-  /** Run the webhook delivery and conversion workers in this process (default true). */
-  workers?: boolean
-  /** Run the conversion worker (default: as `workers`); tests that never convert turn it off. */
-  conversions?: boolean
-}
-
 export { API_VERSION } from './openapi.ts'
+export { createContext, type ServerContext } from './server-context.ts'
+export type { BuildOptions }
 
 const JSON_BODY_LIMIT = 1024 * 1024
-
-export async function createContext(config: Config, options: BuildOptions = {}): Promise<ServerContext> {
-  // Before the database opens (it makes its files private too, silently): logged once the logger exists.
-  const tightened = tightenDataDir(config.dataDir)
-  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
-  if (!options.db) await migrate(db)
-  const keys =
-    options.keys ??
-    (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
-  const log = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination(1))
-  if (tightened.length > 0) log.warn({ changed: tightened }, 'data dir: group/other access removed')
-  const blobs = openBlobStore(config.storageUrl)
-  const tokens = new TokenService(keys, config.authTokenTtlMs)
-  const eventStream = new StreamHub({ db, config, log, databaseUrl: config.databaseUrl })
-  return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
-}
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const ctx = await createContext(config, options)

@@ -18,7 +18,7 @@ const drivers: Array<{
     name: 'filesystem',
     async open() {
       const root = tempDir('tessera-blobs-')
-      const store = openBlobStore(`file://${root}`)
+      const store = await openBlobStore(`file://${root}`)
       return { store, root, close: () => store.close() }
     },
   },
@@ -26,7 +26,7 @@ const drivers: Array<{
     name: 's3',
     async open() {
       const s3 = await startS3()
-      const store = openBlobStore(s3.storageUrl)
+      const store = await openBlobStore(s3.storageUrl)
       return {
         store,
         async close() {

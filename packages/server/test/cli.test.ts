@@ -174,3 +174,9 @@ for (const target of targets) {
     })
   })
 }
+
+test('main.ts routes exactly the client commands that client-commands.ts runs', async () => {
+  const { CLIENT_COMMANDS } = await import('../src/cli/client-names.ts')
+  const { CLIENT_COMMAND_NAMES } = await import('../src/cli/client-commands.ts')
+  assert.deepEqual([...CLIENT_COMMANDS].sort(), [...CLIENT_COMMAND_NAMES].sort())
+})

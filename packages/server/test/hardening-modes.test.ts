@@ -68,7 +68,7 @@ for (const dialect of dialects()) {
 
 describe('owner-only files outside the data dir, and repair', () => {
   test('the conversion temp folder is 0700 and its files 0600', async () => {
-    const blobs = openBlobStore(`file://${tempDir()}`)
+    const blobs = await openBlobStore(`file://${tempDir()}`)
     await blobs.put('in/cube.stl', Readable.from([stlCube('cube', 0.05)]))
     const run = new ConversionRun({
       blobs,

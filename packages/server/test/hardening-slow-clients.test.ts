@@ -146,3 +146,20 @@ describe('connection cap', () => {
     await health.arrayBuffer()
   })
 })
+
+describe('closing with idle connections', () => {
+  test('a silent connection and one with half its headers do not hold the close', async () => {
+    const [sqlite] = dialects()
+    assert.ok(sqlite)
+    const t = await startApp(sqlite, { httpHeadersTimeoutMs: 60_000 })
+    const port = await listen(t)
+    const silent = trickle(port, '', '', 60_000)
+    const halfway = trickle(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', '', 60_000)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const started = performance.now()
+    await t.close()
+    const took = performance.now() - started
+    assert.ok(took < 1000, `close took ${took.toFixed(0)} ms`)
+    assert.ok((await silent).afterMs < GIVE_UP_MS && (await halfway).afterMs < GIVE_UP_MS)
+  })
+})

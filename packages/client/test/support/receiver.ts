@@ -19,7 +19,10 @@ export class VerifyingReceiver {
   url = ''
   #server: Server
 
-  constructor(private readonly secret: string | string[]) {
+  private readonly secret: string | string[]
+
+  constructor(secret: string | string[]) {
+    this.secret = secret
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -134,7 +134,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   webhooks: webhooksCommand,
 }
 
-export const CLIENT_COMMANDS = Object.keys(COMMANDS)
+// client-names.ts lists the same names for main.ts; a test checks that the two agree.
+export const CLIENT_COMMAND_NAMES = Object.keys(COMMANDS)
 
 /** Runs one client command; answers the exit code. */
 export async function runClientCommand(argv: string[]): Promise<number> {

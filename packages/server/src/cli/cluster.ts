@@ -128,11 +128,15 @@ class Primary {
   #closing = false
   #failed = false
 
-  constructor(
-    readonly config: Config,
-    readonly log: Logger,
-    readonly options: PrimaryOptions,
-  ) {}
+  readonly config: Config
+  readonly log: Logger
+  readonly options: PrimaryOptions
+
+  constructor(config: Config, log: Logger, options: PrimaryOptions) {
+    this.config = config
+    this.log = log
+    this.options = options
+  }
 
   start(): void {
     for (let i = 0; i < this.options.processes; i += 1) this.#fork('api')

@@ -1,5 +1,5 @@
 // What every `tessera` command shares: output, usage errors, opening a context for one command.
-import { createContext } from '../app.ts'
+
 import type { Config } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 
@@ -11,6 +11,7 @@ export function out(line: string): void {
 }
 
 export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const { createContext } = await import('../server-context.ts')
   const ctx = await createContext({ ...config, logLevel: 'warn' })
   try {
     return await fn(ctx)

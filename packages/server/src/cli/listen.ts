@@ -89,8 +89,11 @@ export async function listen(options: ListenOptions): Promise<void> {
 }
 
 class RetryLater extends Error {
-  constructor(readonly ms: number) {
+  readonly ms: number
+
+  constructor(ms: number) {
     super('the server is busy')
+    this.ms = ms
   }
 }
 

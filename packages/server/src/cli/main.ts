@@ -2,27 +2,17 @@
 // and the client commands (login, upload, ls, download, listen, trigger, webhooks) in client-commands.ts.
 // Every command reads the same environment variables as the server (see `tessera serve --help`).
 import { parseArgs } from 'node:util'
-import passwordPrompt from '@inquirer/password'
-import { buildApp } from '../app.ts'
-import {
-  createAccount,
-  ensureInitialAdmin,
-  findAccountByLogin,
-  listAccounts,
-  setPassword,
-} from '../modules/accounts/index.ts'
-import { setAccountEmail } from '../modules/admin/index.ts'
-import { licenseUsage, setAccountDisabled } from '../modules/sessions/index.ts'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
-import { migrate, openDatabase } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
 import { parseDuration } from '../platform/units.ts'
-import { backupCommand, restoreCommand } from './backup.ts'
-import { CLIENT_COMMANDS, runClientCommand } from './client-commands.ts'
-import { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, servePrimary } from './cluster.ts'
-import { exitWithNpmParent, out, UsageError, withContext } from './common.ts'
-import { worker } from './worker.ts'
+import { CLIENT_COMMANDS } from './client-names.ts'
+import { out, UsageError, withContext } from './common.ts'
+
+// Each command loads what it needs when it runs: `tessera --help` or `accounts passwd` do not load
+// the HTTP routes, the conversion pipeline or the SDK.
+const accountsModule = () => import('../modules/accounts/index.ts')
+const sessionsModule = () => import('../modules/sessions/index.ts')
 
 const USAGE = `Usage: tessera <command> [options]
 
@@ -62,6 +52,7 @@ Client commands (talk to a running instance at --url or TESSERA_URL; see 'tesser
 Run 'tessera serve --help' for the environment variables the server commands read.`
 
 async function announceAdmin(ctx: AppContext): Promise<void> {
+  const { ensureInitialAdmin } = await accountsModule()
   const admin = await ensureInitialAdmin(ctx)
   if (!admin) return
   // Printed once, on the first start; it is never stored in clear or logged.
@@ -81,8 +72,12 @@ async function serve(config: Config, args: string[]): Promise<void> {
       processes: { type: 'string', default: '1' },
     },
   })
+  const { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, servePrimary } = await import(
+    './cluster.ts'
+  )
+  const { exitWithNpmParent } = await import('./common.ts')
   const role = clusterRole()
-  if (role === 'workers') return worker(config, [])
+  if (role === 'workers') return (await import('./worker.ts')).worker(config, [])
   const processes = role === null ? parseProcesses(values.processes) : 1
   if (processes === null) throw new UsageError('--processes must be a number from 1 to 256, or auto')
   const workers = role === null && !values['no-workers']
@@ -90,6 +85,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
     const prepare = () => withContext(config, announceAdmin)
     return servePrimary(config, { processes, workers, prepare, onShutdown: exitWithNpmParent })
   }
+  const { buildApp } = await import('../app.ts')
   const app = await buildApp(config, { workers })
   if (role === null) await announceAdmin(app.ctx)
   forwardWakes(app.ctx.db)
@@ -116,6 +112,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
 
 async function accounts(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args
+  const { createAccount, findAccountByLogin, listAccounts } = await accountsModule()
   if (action === 'create') {
     const { values } = parseArgs({
       args: rest,
@@ -162,6 +159,7 @@ async function accounts(config: Config, args: string[]): Promise<void> {
     await withContext(config, async (ctx) => {
       const account = await findAccountByLogin(ctx, key)
       if (!account) throw new UsageError(`no account ${key}`)
+      const { setAccountDisabled } = await sessionsModule()
       await setAccountDisabled(ctx, account.id, !values.enable)
       out(`${account.username} ${values.enable ? 'enabled' : 'disabled'}`)
     })
@@ -187,6 +185,7 @@ async function readLine(stream: NodeJS.ReadableStream): Promise<string> {
 /** A password never comes as an argument: it would be in the shell history and in `ps`. */
 async function readNewPassword(): Promise<string> {
   if (!process.stdin.isTTY) return readLine(process.stdin)
+  const { default: passwordPrompt } = await import('@inquirer/password')
   const first = await passwordPrompt({ message: 'New password:', mask: true })
   const again = await passwordPrompt({ message: 'Repeat it:', mask: true })
   if (first !== again) throw new UsageError('the passwords differ')
@@ -197,6 +196,7 @@ async function passwd(config: Config, args: string[]): Promise<void> {
   const [key, extra] = args
   if (!key || extra !== undefined)
     throw new UsageError('accounts passwd needs one account id, username or e-mail')
+  const { findAccountByLogin, setPassword } = await accountsModule()
   await withContext(config, async (ctx) => {
     const account = await findAccountByLogin(ctx, key)
     if (!account) throw new UsageError(`no account ${key}`)
@@ -209,6 +209,8 @@ async function setEmail(config: Config, args: string[]): Promise<void> {
   const [key, email, extra] = args
   if (!key || !email || extra !== undefined)
     throw new UsageError('accounts set-email needs an account and an e-mail')
+  const { findAccountByLogin } = await accountsModule()
+  const { setAccountEmail } = await import('../modules/admin/index.ts')
   await withContext(config, async (ctx) => {
     const account = await findAccountByLogin(ctx, key)
     if (!account) throw new UsageError(`no account ${key}`)
@@ -221,6 +223,7 @@ async function tokenSign(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { account: { type: 'string' }, ttl: { type: 'string' } } })
   if (!values.account) throw new UsageError('token sign needs --account')
   const ttlMs = values.ttl ? parseDuration(values.ttl) : config.authTokenTtlMs
+  const { findAccountByLogin } = await accountsModule()
   await withContext(config, async (ctx) => {
     const account = await findAccountByLogin(ctx, values.account ?? '')
     if (!account) throw new UsageError(`no account ${values.account}`)
@@ -235,7 +238,7 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2
   }
   // The client commands need no server configuration: they talk to an instance over HTTP.
-  if (CLIENT_COMMANDS.includes(command)) return runClientCommand(argv)
+  if (CLIENT_COMMANDS.includes(command)) return (await import('./client-commands.ts')).runClientCommand(argv)
   if (args.includes('--help')) {
     out(`${USAGE}\n\nEnvironment variables:\n${configHelp()}`)
     return 0
@@ -246,9 +249,10 @@ export async function main(argv: string[]): Promise<number> {
       await serve(config, args)
       return -1 // keeps running
     case 'worker':
-      await worker(config, args)
+      await (await import('./worker.ts')).worker(config, args)
       return -1 // keeps running
     case 'migrate': {
+      const { migrate, openDatabase } = await import('../platform/db/index.ts')
       const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
       try {
         const applied = await migrate(db)
@@ -259,15 +263,16 @@ export async function main(argv: string[]): Promise<number> {
       return 0
     }
     case 'backup':
-      await backupCommand(config, args)
+      await (await import('./backup.ts')).backupCommand(config, args)
       return 0
     case 'restore':
-      await restoreCommand(config, args)
+      await (await import('./backup.ts')).restoreCommand(config, args)
       return 0
     case 'accounts':
       await accounts(config, args)
       return 0
     case 'licenses': {
+      const { licenseUsage } = await sessionsModule()
       const usage = await withContext(config, (ctx) => licenseUsage(ctx))
       out(`${usage.inUse} of ${usage.total} licenses in use`)
       for (const s of usage.sessions) out(`  ${s.username}\tsince ${s.created}\tvalid until ${s.validUntil}`)

@@ -1,11 +1,11 @@
 // `tessera worker`: the webhook delivery and conversion workers without the API (also the workers
 // process of `tessera serve --processes N`).
 import { parseArgs } from 'node:util'
-import { createContext } from '../app.ts'
 import { DeliveryWorker } from '../delivery/index.ts'
 import { ConversionWorker } from '../modules/conversion/index.ts'
 import { startOperationsServer } from '../operations.ts'
 import type { Config } from '../platform/config.ts'
+import { createContext } from '../server-context.ts'
 import { exitWithPrimary, receiveWakes, reportReady } from './cluster.ts'
 import { exitWithNpmParent, UsageError } from './common.ts'
 

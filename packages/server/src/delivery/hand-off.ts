@@ -21,7 +21,10 @@ export class WorkerHandOff implements DeliveryHandOff {
   readonly id: string
   readonly leaseMs: number
 
-  constructor(readonly host: HandOffHost) {
+  readonly host: HandOffHost
+
+  constructor(host: HandOffHost) {
+    this.host = host
     this.db = host.db
     this.id = host.id
     this.leaseMs = host.leaseMs

@@ -9,7 +9,11 @@ export class Slots {
   /** Finished attempts waiting for the next round to record them. */
   #finished: Finished[] = []
 
-  constructor(readonly max: number) {}
+  readonly max: number
+
+  constructor(max: number) {
+    this.max = max
+  }
 
   /** Attempts that could start now, all webhooks together. */
   free(): number {

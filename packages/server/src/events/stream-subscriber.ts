@@ -37,7 +37,11 @@ export class Subscriber {
   strikes = 0
   spec: StreamSpec | null = null
 
-  constructor(readonly accountId: string) {}
+  readonly accountId: string
+
+  constructor(accountId: string) {
+    this.accountId = accountId
+  }
 
   /**
    * Sends `row` if the sink has room: answers false (nothing sent, `pos` unchanged) when its unsent

@@ -2,7 +2,7 @@
 // bound, idle keep-alive connections close, open connections are capped, a JSON body has a short
 // fixed total time and an upload a minimum transfer rate (a fixed total would cut off big uploads
 // on slow links, and a rate catches a trickle at once, however big the declared size).
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.ts'
@@ -59,6 +59,7 @@ const REQUEST_TIMEOUT_RESPONSE = Buffer.from(
  */
 export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
   app.server.maxConnections = limits.httpMaxConnections
+  dropIdleConnectionsOnClose(app)
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw
     // Injected requests (tests, light-my-request) have no real socket to watch or close.
@@ -71,6 +72,32 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
       if (isUpload(raw)) watchRate(raw, limits, onTimeout)
       else setTimeout(() => raw.complete || onTimeout(), limits.jsonBodyTimeoutMs).unref()
     }
+    done()
+  })
+}
+
+/**
+ * On close, every connection with no request in progress is dropped at once. Node's own
+ * closeIdleConnections() leaves out a connection that has sent nothing yet or only part of its
+ * headers, and once the server closes nothing times those out: one silent client held the
+ * graceful close for as long as it kept its socket open. Requests being handled still finish.
+ */
+function dropIdleConnectionsOnClose(app: FastifyInstance): void {
+  const inProgress = new Map<Socket, number>()
+  app.server.on('connection', (socket: Socket) => {
+    inProgress.set(socket, 0)
+    socket.once('close', () => inProgress.delete(socket))
+  })
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1)
+    response.once('close', () => {
+      const count = inProgress.get(socket)
+      if (count !== undefined) inProgress.set(socket, count - 1)
+    })
+  })
+  app.addHook('preClose', (done) => {
+    for (const [socket, count] of inProgress) if (count === 0) socket.destroy()
     done()
   })
 }

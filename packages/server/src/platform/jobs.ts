@@ -21,7 +21,10 @@ export interface Waker {
 export class WakeChannel {
   readonly #local = new Set<Waker>()
 
-  constructor(readonly name: string) {
+  readonly name: string
+
+  constructor(name: string) {
+    this.name = name
     if (!/^[a-z_]+$/.test(name)) throw new Error(`bad channel name ${name}`)
   }
 
@@ -44,14 +47,23 @@ export const jobsChannel = new WakeChannel('tessera_jobs')
  * A dedicated PostgreSQL connection LISTENing on a channel; reconnects after errors. Workers also
  * poll slowly, so a lost notification only delays work, never loses it.
  */
+export interface PgListenerOptions {
+  databaseUrl: string
+  channel: string
+  onNotify: () => void
+  log: Logger
+}
+
 export class PgListener {
   #client: pg.Client | null = null
   #retry: NodeJS.Timeout | null = null
   #running = false
 
-  constructor(
-    readonly options: { databaseUrl: string; channel: string; onNotify: () => void; log: Logger },
-  ) {}
+  readonly options: PgListenerOptions
+
+  constructor(options: PgListenerOptions) {
+    this.options = options
+  }
 
   start(): void {
     if (this.#running) return

@@ -70,11 +70,14 @@ export class TokenService {
   readonly #authCache = new TokenCache<AuthClaims>(10_000)
   readonly #sessionCache = new TokenCache<SessionClaims>(10_000)
 
-  constructor(
-    private readonly keys: InstanceKeys,
-    /** Lifetime of issued tokens, and max age of a token that has no `exp`. */
-    private readonly authTokenTtlMs: number,
-  ) {}
+  private readonly keys: InstanceKeys
+  /** Lifetime of issued tokens, and max age of a token that has no `exp`. */
+  private readonly authTokenTtlMs: number
+
+  constructor(keys: InstanceKeys, authTokenTtlMs: number) {
+    this.keys = keys
+    this.authTokenTtlMs = authTokenTtlMs
+  }
 
   async signAuthToken(accountId: string, ttlMs = this.authTokenTtlMs): Promise<string> {
     const now = Math.floor(Date.now() / 1000)

@@ -1,7 +1,7 @@
 // Test-only helper process: emits events through the outbox into the database a `tessera` process
 // uses (same environment variables), as another Tessera process sharing that database would.
 //
-//   node --import tsx test/support/emit-events.ts <ownerAccountId> <count>
+//   node test/support/emit-events.ts <ownerAccountId> <count>
 //
 // It runs apart from the test process on purpose: better-sqlite3 waits for SQLite's write lock
 // synchronously, which would freeze a receiver living in the same event loop, turning its answers

@@ -76,7 +76,7 @@ export function emitManyElsewhere(
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', script, ownerId, String(count)],
+      [script, ownerId, String(count)],
       { env: { ...process.env, ...env }, timeout: 300_000 },
       (error, _stdout, stderr) => (error ? reject(new Error(`emit-events failed: ${stderr}`)) : resolve()),
     )

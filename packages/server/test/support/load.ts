@@ -18,7 +18,11 @@ export class Load {
   readonly dead = new Set<number>()
   running = true
 
-  constructor(readonly apis: string[]) {}
+  readonly apis: string[]
+
+  constructor(apis: string[]) {
+    this.apis = apis
+  }
 
   /** An API process that is alive, alternating by `i`. */
   api(i: number): number {

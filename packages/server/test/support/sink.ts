@@ -14,7 +14,11 @@ export class Sink {
   onReceive: ((sink: Sink) => void) | null = null
   readonly #server = createServer((req, res) => void this.#handle(req, res))
 
-  constructor(readonly delayMs = 0) {}
+  readonly delayMs: number
+
+  constructor(delayMs = 0) {
+    this.delayMs = delayMs
+  }
 
   async start(): Promise<void> {
     this.#server.listen(0, '127.0.0.1')

@@ -40,9 +40,8 @@ export interface RunOptions {
   onProgress: (percent: number) => void
 }
 
-// The child runs from TypeScript sources through tsx, or from the build output as plain JS.
+// The child runs from the TypeScript sources (Node strips the types), or from the build output.
 const CHILD = new URL(import.meta.url.endsWith('.ts') ? './child.ts' : './child.js', import.meta.url)
-const CHILD_EXEC_ARGV = import.meta.url.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []
 const STDERR_KEPT = 8 * 1024
 
 export class ConversionRun {
@@ -51,7 +50,10 @@ export class ConversionRun {
   #aborted = false
   #dir: string | null = null
 
-  constructor(readonly options: RunOptions) {
+  readonly options: RunOptions
+
+  constructor(options: RunOptions) {
+    this.options = options
     this.outcome = this.#run()
   }
 
@@ -85,7 +87,7 @@ export class ConversionRun {
     const { timeoutMs, maxMemoryBytes, onProgress } = this.options
     const heapMb = Math.max(64, Math.floor(maxMemoryBytes / (1024 * 1024)))
     const child = fork(fileURLToPath(CHILD), [], {
-      execArgv: [...CHILD_EXEC_ARGV, `--max-old-space-size=${heapMb}`],
+      execArgv: [`--max-old-space-size=${heapMb}`],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     })
     this.#child = child

@@ -37,10 +37,13 @@ type Ctx = Pick<AppContext, 'db' | 'blobs' | 'config' | 'log'>
 export class CrashRecovery {
   #stopBeating: (() => Promise<void>) | null = null
 
-  constructor(
-    private readonly ctx: Ctx,
-    private readonly workerId: string,
-  ) {}
+  private readonly ctx: Ctx
+  private readonly workerId: string
+
+  constructor(ctx: Ctx, workerId: string) {
+    this.ctx = ctx
+    this.workerId = workerId
+  }
 
   /** Registers the worker, sweeps leftovers of dead processes, takes back dead workers' jobs. */
   async start(): Promise<void> {

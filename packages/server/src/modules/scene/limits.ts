@@ -36,10 +36,12 @@ export class WritePlanner {
   bytesDelta = 0
   #writeBytes = 0
 
-  constructor(
-    private readonly limits: SceneLimits,
-    private readonly written: Record<string, Record<string, unknown>>,
-  ) {
+  private readonly limits: SceneLimits
+  private readonly written: Record<string, Record<string, unknown>>
+
+  constructor(limits: SceneLimits, written: Record<string, Record<string, unknown>>) {
+    this.limits = limits
+    this.written = written
     const nodes = Object.keys(written).length
     if (nodes > limits.sceneWriteMaxNodes) {
       throw refuse(

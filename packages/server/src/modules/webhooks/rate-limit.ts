@@ -14,11 +14,15 @@ const MAX_TRACKED = 10_000
 export class AccountRateLimit {
   readonly #calls = new Map<string, number[]>()
 
-  constructor(
-    readonly perMinute: number,
-    readonly what: string,
-    readonly variable: string,
-  ) {}
+  readonly perMinute: number
+  readonly what: string
+  readonly variable: string
+
+  constructor(perMinute: number, what: string, variable: string) {
+    this.perMinute = perMinute
+    this.what = what
+    this.variable = variable
+  }
 
   /** Counts one call of `accountId`, or throws 429 TOO_MANY_REQUESTS with Retry-After. */
   take(accountId: string, now = Date.now()): void {

@@ -76,7 +76,7 @@ export async function backup(options: BackupOptions): Promise<Manifest> {
   const say = options.say ?? (() => {})
   const pgDump = config.databaseUrl ? findPgTool('pg_dump') : null
   prepareEmptyDir(to)
-  const store = openBlobStore(config.storageUrl)
+  const store = await openBlobStore(config.storageUrl)
   try {
     const copied = new Map<string, BlobEntry>()
     const copy = async (key: string) => copied.get(key) ?? (await copyOnce(store, to, key, copied))

@@ -34,7 +34,7 @@ export async function restore(options: RestoreOptions): Promise<Manifest> {
     if (actual?.sha256 !== entry.sha256 || actual.size !== entry.size)
       throw new BackupError(`blob ${entry.key} in the backup is missing or damaged (sha256 differs)`)
   }
-  const store = openBlobStore(config.storageUrl)
+  const store = await openBlobStore(config.storageUrl)
   try {
     await requireEmptyStore(config, store, manifest)
     if (manifest.dialect === 'sqlite') restoreSqlite(config, from)

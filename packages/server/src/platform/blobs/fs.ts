@@ -15,7 +15,10 @@ const TEMP_MAX_AGE_MS = 3600_000
 
 export class FsBlobStore implements BlobStore {
   readonly bucket: string
-  constructor(private readonly root: string) {
+  private readonly root: string
+
+  constructor(root: string) {
+    this.root = root
     // The record names the store, never the host's path to it (docs/api.md, the file record).
     this.bucket = LOCAL_BUCKET
   }

@@ -2,7 +2,6 @@
 // data dir) and an S3-compatible driver. Writes are streamed and atomic: a blob is visible under
 // its key only once every byte is stored, and an aborted or oversize write leaves nothing behind.
 import { FsBlobStore } from './fs.ts'
-import { S3BlobStore } from './s3.ts'
 
 export { assertSafeKey, LOCAL_BUCKET, MeasuringStream, publicBucketName } from './streams.ts'
 
@@ -29,9 +28,10 @@ export interface BlobStore {
   sweepTemp?(): Promise<number>
 }
 
-export function openBlobStore(storageUrl: string): BlobStore {
+export async function openBlobStore(storageUrl: string): Promise<BlobStore> {
   const url = new URL(storageUrl)
   if (url.protocol === 'file:') return new FsBlobStore(decodeURIComponent(url.pathname))
-  if (url.protocol === 's3:') return S3BlobStore.fromUrl(url)
+  // The AWS SDK is loaded only when it is used.
+  if (url.protocol === 's3:') return (await import('./s3.ts')).S3BlobStore.fromUrl(url)
   throw new Error(`unsupported storage URL ${url.protocol}`)
 }

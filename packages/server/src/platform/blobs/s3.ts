@@ -12,10 +12,12 @@ import { assertSafeKey, MeasuringStream } from './streams.ts'
 
 export class S3BlobStore implements BlobStore {
   readonly bucket: string
-  constructor(
-    private readonly client: S3Client,
-    private readonly bucketName: string,
-  ) {
+  private readonly client: S3Client
+  private readonly bucketName: string
+
+  constructor(client: S3Client, bucketName: string) {
+    this.client = client
+    this.bucketName = bucketName
     // The bucket's name only: the endpoint (host, port, perhaps a private address) is not the
     // business of API readers or webhook receivers.
     this.bucket = `s3://${bucketName}`

@@ -18,8 +18,11 @@ export function assertSafeKey(key: string): void {
 export class MeasuringStream extends Transform {
   readonly #hash = createHash('sha256')
   bytes = 0
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+  private readonly maxBytes: number
+
+  constructor(maxBytes = Number.POSITIVE_INFINITY) {
     super()
+    this.maxBytes = maxBytes
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length

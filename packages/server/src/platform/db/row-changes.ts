@@ -132,12 +132,22 @@ class PgRowFeed {
   #running = false
   readonly #echoes = new Map<string, Set<() => void>>()
 
+  readonly url: string
+  readonly schema: string | undefined
+  readonly listener: RowChangeListener
+  readonly log: (message: string, error: unknown) => void
+
   constructor(
-    readonly url: string,
-    readonly schema: string | undefined,
-    readonly listener: RowChangeListener,
-    readonly log: (message: string, error: unknown) => void,
-  ) {}
+    url: string,
+    schema: string | undefined,
+    listener: RowChangeListener,
+    log: (message: string, error: unknown) => void,
+  ) {
+    this.url = url
+    this.schema = schema
+    this.listener = listener
+    this.log = log
+  }
 
   start(): void {
     this.#running = true

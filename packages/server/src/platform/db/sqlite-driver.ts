@@ -4,11 +4,11 @@ import { CompiledQuery, type DatabaseConnection, SqliteDialect, SqliteDriver } f
 import type { TransactionEndCallbacks } from './transactions.ts'
 
 class ImmediateSqliteDriver extends SqliteDriver {
-  constructor(
-    config: ConstructorParameters<typeof SqliteDriver>[0],
-    readonly ends: TransactionEndCallbacks,
-  ) {
+  readonly ends: TransactionEndCallbacks
+
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], ends: TransactionEndCallbacks) {
     super(config)
+    this.ends = ends
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -37,11 +37,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0]
-  constructor(
-    config: ConstructorParameters<typeof SqliteDialect>[0],
-    readonly ends: TransactionEndCallbacks,
-  ) {
+  readonly ends: TransactionEndCallbacks
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], ends: TransactionEndCallbacks) {
     super(config)
+    this.ends = ends
     this.#config = config
   }
   override createDriver() {

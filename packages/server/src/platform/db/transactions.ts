@@ -9,7 +9,11 @@ import type { Db, DirectResult, Tx } from './types.ts'
 export class TransactionEndCallbacks {
   #waiting: Array<(committed: boolean) => void> = []
 
-  constructor(readonly database: SqliteDatabase.Database) {}
+  readonly database: SqliteDatabase.Database
+
+  constructor(database: SqliteDatabase.Database) {
+    this.database = database
+  }
 
   add(callback: (committed: boolean) => void): void {
     if (!this.database.inTransaction) throw new Error('whenTransactionEnds needs an open transaction')

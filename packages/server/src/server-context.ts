@@ -1,0 +1,47 @@
+// The server's context: the kernel's (config, database, blobs, keys, tokens, logger) plus the event
+// ports. Apart from app.ts so that a CLI command that only needs the database does not load the
+// HTTP routes and the conversion pipeline.
+import pino, { type DestinationStream } from 'pino'
+import { type EventPorts, HandOffPort, StreamHub } from './events/index.ts'
+import { openBlobStore } from './platform/blobs/index.ts'
+import type { Config } from './platform/config.ts'
+import type { AppContext } from './platform/context.ts'
+import { type Db, migrate, openDatabase } from './platform/db/index.ts'
+import { tightenDataDir } from './platform/file-modes.ts'
+import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
+import { loggerOptions } from './platform/logger.ts'
+import { TokenService } from './platform/tokens.ts'
+
+/**
+ * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an
+ * AppContext and hand it on to emitEvent, which finds the port there.
+ */
+export type ServerContext = AppContext & EventPorts
+
+export interface BuildOptions {
+  /** Use this database (tests share one per file); otherwise opened from config and closed with the app. */
+  db?: Db
+  keys?: InstanceKeys
+  /** Where log lines go (tests capture them); default stdout. */
+  logStream?: DestinationStream
+  /** Run the webhook delivery and conversion workers in this process (default true). */
+  workers?: boolean
+  /** Run the conversion worker (default: as `workers`); tests that never convert turn it off. */
+  conversions?: boolean
+}
+
+export async function createContext(config: Config, options: BuildOptions = {}): Promise<ServerContext> {
+  // Before the database opens (it makes its files private too, silently): logged once the logger exists.
+  const tightened = tightenDataDir(config.dataDir)
+  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
+  if (!options.db) await migrate(db)
+  const keys =
+    options.keys ??
+    (await loadInstanceKeys({ privateKeyFile: config.jwtPrivateKeyFile, dataDir: config.dataDir }))
+  const log = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination(1))
+  if (tightened.length > 0) log.warn({ changed: tightened }, 'data dir: group/other access removed')
+  const blobs = await openBlobStore(config.storageUrl)
+  const tokens = new TokenService(keys, config.authTokenTtlMs)
+  const eventStream = new StreamHub({ db, config, log, databaseUrl: config.databaseUrl })
+  return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
+}
