@@ -447,7 +447,9 @@ for (const dialect of dialects()) {
           `${longestCpu.toFixed(1)} ms CPU`,
       )
       assert.equal(seen, 10_000)
-      assert.ok(longestCpu < 100, `event loop held ${longestCpu.toFixed(1)} ms of CPU between ticks`)
+      // 150 ms: the process's CPU time also counts V8's parallel GC threads; one 1,000-row page
+      // takes ~40 ms on the main thread here, and a stall of the whole list would be seconds.
+      assert.ok(longestCpu < 150, `event loop held ${longestCpu.toFixed(1)} ms of CPU between ticks`)
     })
   })
 }

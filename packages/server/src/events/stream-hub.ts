@@ -39,6 +39,10 @@ export interface StreamStats {
 
 /** Rows per query: a scan, or one stream's catch-up. */
 const BATCH = 500
+/** The fewest rows a catch-up reads at a time. */
+const MIN_CATCH_UP = 4
+/** Catch-up rows a stream may keep in memory while it waits for its socket (JSON text bytes). */
+const HELD_BYTES = 1024 * 1024
 /** PostgreSQL: a safety poll besides LISTEN (a lost notification only delays). */
 const PG_POLL_MS = 2000
 /** Looking again while an older transaction holds committed events back: from 5 ms, doubling. */
@@ -159,6 +163,7 @@ export class StreamHub implements Waker {
   /** Reads one stream's rows up to the hub's position, pausing while its socket is full; then live. */
   async #catchUp(subscriber: Subscriber): Promise<void> {
     const limit = this.#options.config.streamBufferLimit
+    let batch = BATCH
     try {
       while (!subscriber.ended) {
         const bound = this.#cursor
@@ -166,16 +171,38 @@ export class StreamHub implements Waker {
           subscriber.live = true
           return
         }
-        await subscriber.spec?.sink.drained()
+        await subscriber.spec?.sink.drained(limit)
         if (subscriber.ended) return
-        const rows = await store.catchUp(this.db, subscriber.accountId, subscriber.pos, bound, BATCH)
-        const all = rows.every((row) => this.#offer(subscriber, row, limit))
-        if (all && rows.length < BATCH) subscriber.pos = store.later(subscriber.pos, bound)
+        const rows = await store.catchUp(this.db, subscriber.accountId, subscriber.pos, bound, batch)
+        const sent = await this.#sendInOrder(subscriber, rows, limit)
+        if (sent === rows.length && rows.length < batch) subscriber.pos = store.later(subscriber.pos, bound)
+        // Rows too big to wait with: read fewer next time (one frame sent per read of 500 was
+        // quadratic), more again once a whole read went.
+        batch = sent < rows.length ? Math.max(MIN_CATCH_UP, sent * 2) : Math.min(BATCH, batch * 2)
       }
     } catch (err) {
       this.#options.log.warn({ err }, 'event stream: catching up failed; the stream ends')
       subscriber.end('server error; reconnect with Last-Event-ID')
     }
+  }
+
+  /**
+   * Sends `rows` in order, waiting for the socket between them, and answers how many went. It
+   * stops early (the rest is read again) when the rows it would keep waiting with exceed
+   * HELD_BYTES: a slow stream holds little memory, yet a read is not thrown away for one frame.
+   */
+  async #sendInOrder(subscriber: Subscriber, rows: store.StreamRow[], limit: number): Promise<number> {
+    let held = 0
+    for (const row of rows) held += row.data.length
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as store.StreamRow
+      while (!this.#offer(subscriber, row, limit)) {
+        if (subscriber.ended || held > HELD_BYTES) return i
+        await subscriber.spec?.sink.drained(limit)
+      }
+      held -= row.data.length
+    }
+    return rows.length
   }
 
   #offer(subscriber: Subscriber, row: store.StreamRow, limit: number): boolean {
@@ -192,8 +219,11 @@ export class StreamHub implements Waker {
         const cursor = this.#cursor
         if (cursor === null || this.#count === 0) break
         const result = await store.scan(this.db, cursor, [...this.#byAccount.keys()], BATCH)
-        this.#fanOut(result.rows)
+        // The position moves before the fan-out: a stream that cannot take a row of this batch
+        // starts catching up from the database at once, and its catch-up must cover the whole batch
+        // (with the old position it went live again at once and lost the batch's later rows).
         this.#cursor = store.later(this.#cursor ?? cursor, result.next)
+        this.#fanOut(result.rows)
         if (result.rows.length >= BATCH) this.#again = true
         held = result.held
       } while (this.#again && !this.#closed)

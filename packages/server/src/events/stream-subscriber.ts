@@ -7,8 +7,8 @@ export interface StreamSink {
   write(text: string): void
   /** Bytes written and not yet handed to the kernel. */
   bufferedBytes(): number
-  /** Resolves once the sink can take more (at once when it can), or when it closed. */
-  drained(): Promise<void>
+  /** Resolves once at most `limit` bytes are unsent (at once when so), or when the sink closed. */
+  drained(limit: number): Promise<void>
   /** Ends the stream after `lastWords`; the sink reports `closed` once the socket is gone. */
   end(lastWords: string): void
 }

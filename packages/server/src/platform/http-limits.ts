@@ -84,7 +84,10 @@ export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): voi
  */
 function dropIdleConnectionsOnClose(app: FastifyInstance): void {
   const inProgress = new Map<Socket, number>()
+  let closing = false
   app.server.on('connection', (socket: Socket) => {
+    // Accepted between the close hooks and the listener's close: nothing was asked yet.
+    if (closing) return void socket.destroy()
     inProgress.set(socket, 0)
     socket.once('close', () => inProgress.delete(socket))
   })
@@ -97,6 +100,7 @@ function dropIdleConnectionsOnClose(app: FastifyInstance): void {
     })
   })
   app.addHook('preClose', (done) => {
+    closing = true
     for (const [socket, count] of inProgress) if (count === 0) socket.destroy()
     done()
   })

@@ -113,10 +113,14 @@ export async function openStream(
   return stream
 }
 
-/** A stream on a raw socket that can stop reading: the kernel buffers fill, then the server's. */
+/**
+ * A stream on a raw socket that can stop reading: the kernel buffers fill, then the server's.
+ * `base` is an http:// URL or a Unix socket path (small kernel buffers: a stall shows after a few
+ * hundred kB, where loopback TCP here buffers up to ~36 MB first).
+ */
 export async function rawStream(base: string, path: string, authToken: string) {
-  const url = new URL(base)
-  const socket: Socket = connect(Number(url.port), url.hostname)
+  const url = base.startsWith('/') ? null : new URL(base)
+  const socket: Socket = url ? connect(Number(url.port), url.hostname) : connect(base)
   await once(socket, 'connect')
   let received = ''
   let closed = false
@@ -127,7 +131,7 @@ export async function rawStream(base: string, path: string, authToken: string) {
   socket.on('close', () => {
     closed = true
   })
-  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${authToken}\r\n\r\n`)
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url?.host ?? 'localhost'}\r\nauthorization: Bearer ${authToken}\r\n\r\n`)
   return {
     socket,
     received: () => received,

@@ -1,4 +1,5 @@
 // The live event stream over HTTP: what the request asks for, and the response as the hub's sink.
+import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { EVENT_NAMES, isEventName } from '../../contract/index.ts'
 import type { StreamHub, StreamSink } from '../../events/index.ts'
@@ -71,23 +72,36 @@ export function openSink(request: FastifyRequest, reply: FastifyReply): StreamSi
       if (!res.writableEnded && !res.destroyed) res.write(text)
     },
     bufferedBytes: () => (res.destroyed ? 0 : res.writableLength),
-    drained() {
-      if (!res.writableNeedDrain || res.destroyed) return Promise.resolve()
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done)
-          res.off('close', done)
-          resolve()
-        }
-        res.on('drain', done)
-        res.on('close', done)
-      })
-    },
+    drained: (limit) => socketDrained(res.socket, limit),
     end(lastWords) {
       if (!res.writableEnded && !res.destroyed) res.end(lastWords)
       // A reader that does not read its last bytes loses its socket (and the bytes) after the grace.
       setTimeout(() => res.destroy(), END_GRACE_MS).unref()
     },
+  }
+}
+
+/** How often a socket over its bound is looked at again, besides its 'drain' events. */
+const DRAIN_RECHECK_MS = 50
+
+/**
+ * Resolves once `socket` holds at most `limit` unsent bytes, or is gone. It watches the socket
+ * itself: the response emits 'drain' only after one of its own writes returned false, and the
+ * socket's 'drain' only after a write to it did, so a timer looks again as well.
+ */
+async function socketDrained(socket: Socket | null, limit: number): Promise<void> {
+  while (socket && !socket.destroyed && socket.writableLength > limit) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        socket.off('drain', done)
+        socket.off('close', done)
+        resolve()
+      }
+      const timer = setTimeout(done, DRAIN_RECHECK_MS)
+      socket.on('drain', done)
+      socket.on('close', done)
+    })
   }
 }
 
