@@ -131,7 +131,9 @@ export async function rawStream(base: string, path: string, authToken: string) {
   socket.on('close', () => {
     closed = true
   })
-  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url?.host ?? 'localhost'}\r\nauthorization: Bearer ${authToken}\r\n\r\n`)
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nhost: ${url?.host ?? 'localhost'}\r\nauthorization: Bearer ${authToken}\r\n\r\n`,
+  )
   return {
     socket,
     received: () => received,
