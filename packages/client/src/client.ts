@@ -1,6 +1,7 @@
 // Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
 
 import type { TesseraError } from './errors.ts'
+import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
 import { type ApiClient, createApi, type HttpOptions, type Tokens, unwrap } from './http.ts'
 import { Annotations, Configurations, SceneAttributes } from './records.ts'
@@ -21,17 +22,19 @@ export class Tessera {
   readonly api: ApiClient
   private readonly tokens: Tokens
   private readonly session: SessionKeeper
+  private readonly transport: StreamTransport
 
-  private constructor(
-    /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
-    api: ApiClient,
-    tokens: Tokens,
-    session: SessionKeeper,
-  ) {
+  private constructor(api: ApiClient, tokens: Tokens, session: SessionKeeper, options: HttpOptions) {
     this.api = api
     this.tokens = tokens
     this.session = session
-    this.files = new Files(api)
+    this.transport = {
+      url: options.url,
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      tokens,
+      headers: options.headers ?? {},
+    }
+    this.files = new Files(api, (o) => this.events(o))
     this.attributes = new SceneAttributes(api)
     this.annotations = new Annotations(api)
     this.configurations = new Configurations(api)
@@ -53,7 +56,19 @@ export class Tessera {
     }
     const session = new SessionKeeper(api, tokens, options)
     await session.open()
-    return new Tessera(api, tokens, session)
+    return new Tessera(api, tokens, session, options)
+  }
+
+  /**
+   * The account's events as they commit (`GET /events/stream`): what its webhooks would receive,
+   * typed, in order. A dropped connection is reopened with Last-Event-ID, so nothing is missed;
+   * a `reset` item says the given `lastEventId` was unknown. Ends on `signal` or `break`; a refusal
+   * (bad filter, 401, 429 too many streams) throws a TesseraError.
+   *
+   *     for await (const item of tessera.events({ events: ['file_optimized'] })) { … }
+   */
+  events(options: EventsOptions = {}): AsyncGenerator<StreamItem> {
+    return liveEvents(this.transport, options)
   }
 
   /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. */

@@ -2,8 +2,9 @@
 // waiting for a conversion to finish.
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
-import type { FileView, SceneNode, ShareRole } from './types.ts'
+import type { FileView, FolderPage, PageRequest, SceneNode, SharedPage, ShareRole } from './types.ts'
 import { type UploadOptions, type UploadSource, uploadFile } from './upload.ts'
+import { type EventsOpener, waitByPolling, waitOnStream } from './wait.ts'
 
 export interface DownloadOptions {
   signal?: AbortSignal
@@ -19,9 +20,29 @@ export interface WaitOptions {
 
 export class Files {
   private readonly api: ApiClient
+  /** Opens the live event stream (absent: waiting polls). */
+  private readonly events: EventsOpener | undefined
 
-  constructor(api: ApiClient) {
+  constructor(api: ApiClient, events?: EventsOpener) {
     this.api = api
+    this.events = events
+  }
+
+  /**
+   * One page of a private directory (`/` = the root): its files and, on the first page, its
+   * direct sub-folders with the number of files in each (and below). Follow `nextCursor`.
+   */
+  async folder(path = '/', page: PageRequest = {}): Promise<FolderPage> {
+    const query = { path, ...pageQuery(page) }
+    const { success: _, ...rest } = await unwrap(this.api.GET('/file/dir/private/', { params: { query } }))
+    return rest
+  }
+
+  /** One page of the files other accounts shared with the caller (each with the caller's `role`). */
+  async shared(page: PageRequest = {}): Promise<SharedPage> {
+    const query = pageQuery(page)
+    const { success: _, ...rest } = await unwrap(this.api.GET('/file/dir/shared/', { params: { query } }))
+    return rest
   }
 
   /** The files of one of the caller's directories (`/` = the root). */
@@ -102,29 +123,18 @@ export class Files {
   /**
    * Resolves with the file once its conversion succeeded (`state: "ready"`); throws a TesseraError
    * `CONVERSION_FAILED` (with the server's reason as `detail`) when it failed, `TIMEOUT` after
-   * `timeoutMs`, `ABORTED` when `signal` fires. Polls GET /file/:id with back-off (0.25 s growing
-   * to 5 s): this API version has no event stream to wait on.
+   * `timeoutMs`, `ABORTED` when `signal` fires. Waits on the live event stream (the result
+   * arrives as it commits); when the server refuses the stream, polls GET /file/:id with back-off
+   * (0.25 s growing to 5 s).
    */
   async waitUntilReady(id: string, options: WaitOptions = {}): Promise<FileView> {
     const deadline = Date.now() + (options.timeoutMs ?? 600_000)
-    let delay = 250
-    for (;;) {
-      const file = await this.get(id)
-      if (file.state === 'ready') return file
-      if (file.state === 'error') {
-        throw new TesseraError({
-          status: 0,
-          code: 'CONVERSION_FAILED',
-          detail: file.error || 'conversion failed',
-        })
-      }
-      const left = deadline - Date.now()
-      if (left <= 0) {
-        throw new TesseraError({ status: 0, code: 'TIMEOUT', detail: `file ${id} is still ${file.state}` })
-      }
-      await sleep(Math.min(delay, left), options.signal)
-      delay = Math.min(5_000, delay * 1.5)
+    const get = (fileId: string) => this.get(fileId)
+    if (this.events) {
+      const file = await waitOnStream(this.events, get, id, deadline, options.signal)
+      if (file) return file
     }
+    return waitByPolling(get, id, deadline, options.signal)
   }
 }
 
@@ -137,21 +147,13 @@ function streamOptions(id: string, options: DownloadOptions) {
   }
 }
 
-function encodePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/')
+function pageQuery(page: PageRequest): { limit?: string; cursor?: string } {
+  return {
+    ...(page.limit !== undefined ? { limit: String(page.limit) } : {}),
+    ...(page.cursor ? { cursor: page.cursor } : {}),
+  }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = () => {
-      clearTimeout(timer)
-      reject(new TesseraError({ status: 0, code: 'ABORTED', detail: 'waitUntilReady was aborted' }))
-    }
-    if (signal?.aborted) return aborted()
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', aborted)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', aborted, { once: true })
-  })
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/')
 }

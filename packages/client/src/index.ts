@@ -10,6 +10,7 @@ export {
   SessionSupersededError,
   TesseraError,
 } from './errors.ts'
+export { type EventsOptions, type SseFrame, type StreamItem, sseFrames } from './events.ts'
 export type { DownloadOptions, WaitOptions } from './files.ts'
 export type { ApiClient } from './http.ts'
 export type { ProgressCallback, UploadProgress } from './multipart.ts'

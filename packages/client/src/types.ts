@@ -35,3 +35,12 @@ export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M
 export type ShareRole = JsonBody<'/file/{id}/share', 'post'>['role']
 export type NodeAttributes = JsonBody<'/scene/attributes', 'post'>['nodeIdToAttributes']
 export type DeliveryStatus = NonNullable<Query<'/webhook/{id}/deliveries', 'get'>['status']>
+/** One page of a private directory: its files and, on the first page, its direct sub-folders. */
+export type FolderPage = Omit<Answer<'/file/dir/private/', 'get'>, 'success'>
+/** One page of the files other accounts shared with the caller, each with the caller's `role`. */
+export type SharedPage = Omit<Answer<'/file/dir/shared/', 'get'>, 'success'>
+/** Which page: at most `limit` files (1-1000), after a `nextCursor`. */
+export interface PageRequest {
+  limit?: number
+  cursor?: string
+}

@@ -2,46 +2,12 @@
 // (GET /events/stream) and, like the Stripe CLI, can forward each one, signed with Standard
 // Webhooks headers, to a local receiver. Resumes with Last-Event-ID after a dropped connection.
 import { randomBytes } from 'node:crypto'
+// The SSE parser is the SDK's (the same frames the SDK's events() reads).
+import { type SseFrame, sseFrames } from '@tessera/client'
 import { signatureHeaders } from '../delivery/index.ts'
 import { ClientFailure } from './credentials.ts'
 
-export interface SseFrame {
-  id?: string
-  event: string
-  data: string
-}
-
-/** Splits a Server-Sent Events byte stream into frames (comments skipped, multi-line data joined). */
-export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
-  let buffer = ''
-  let frame: { id?: string; event?: string; data: string[] } = { data: [] }
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk
-    let end = buffer.search(/\r?\n/)
-    while (end >= 0) {
-      const line = buffer.slice(0, end)
-      buffer = buffer.slice(buffer[end] === '\r' ? end + 2 : end + 1)
-      if (line === '') {
-        if (frame.data.length > 0 || frame.event) {
-          yield {
-            ...(frame.id ? { id: frame.id } : {}),
-            event: frame.event ?? 'message',
-            data: frame.data.join('\n'),
-          }
-        }
-        frame = { data: [] }
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':')
-        const field = colon < 0 ? line : line.slice(0, colon)
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'id') frame.id = value
-        else if (field === 'event') frame.event = value
-        else if (field === 'data') frame.data.push(value)
-      }
-      end = buffer.search(/\r?\n/)
-    }
-  }
-}
+export { type SseFrame, sseFrames }
 
 export interface ListenOptions {
   url: string
