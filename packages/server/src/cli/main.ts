@@ -7,7 +7,7 @@ import type { AppContext } from '../platform/context.ts'
 import { AppError } from '../platform/errors.ts'
 import { parseDuration } from '../platform/units.ts'
 import { CLIENT_COMMANDS } from './client-names.ts'
-import { out, UsageError, withContext } from './common.ts'
+import { exitWithNpmParent, out, UsageError, withContext } from './common.ts'
 
 // Each command loads what it needs when it runs: `tessera --help` or `accounts passwd` do not load
 // the HTTP routes, the conversion pipeline or the SDK.
@@ -75,7 +75,6 @@ async function serve(config: Config, args: string[]): Promise<void> {
   const { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, servePrimary } = await import(
     './cluster.ts'
   )
-  const { exitWithNpmParent } = await import('./common.ts')
   const role = clusterRole()
   if (role === 'workers') return (await import('./worker.ts')).worker(config, [])
   const processes = role === null ? parseProcesses(values.processes) : 1
