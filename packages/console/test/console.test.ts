@@ -136,6 +136,19 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await shot(page, 'files-failed-conversion')
   })
 
+  it('keeps the list live on the event stream: no polling once nothing converts', async () => {
+    // The fallback poll runs every 10 s, and only while the event stream is not open: 11 s without
+    // a listing request means the stream is what keeps the list live.
+    const listings: string[] = []
+    const count = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname.startsWith('/file/dir/private')) listings.push(request.url())
+    }
+    page.on('request', count)
+    await page.waitForTimeout(11_000)
+    page.off('request', count)
+    assert.deepEqual(listings, [], 'listing requests while idle')
+  })
+
   it('shares a file and revokes the share', async () => {
     await row(page, 'cube.stl').click()
     await page.getByLabel('E-mail to share with').fill('bob@example.com')

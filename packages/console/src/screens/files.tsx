@@ -6,6 +6,7 @@ import { linkClick, navigate } from '../router.ts'
 import { describeError } from '../util.ts'
 import { FileDetails } from './file-details.tsx'
 import { FileList } from './file-list.tsx'
+import { useLiveFileEvents } from './live.ts'
 import { type Upload, UploadQueue } from './uploads.tsx'
 
 const BUSY_POLL_MS = 1500
@@ -56,12 +57,16 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     void load()
   }, [load])
 
-  // Live states: fast while anything converts or uploads, slow otherwise.
+  // Live states: the event stream reloads the listing when a file of this account (or shared with
+  // it) is uploaded, converted or fails, from this tab or anywhere else. Conversion progress has no
+  // event, so while anything converts or uploads the listing is also polled; without the stream
+  // (refused, or lost) a slow poll stands in for it.
+  const streaming = useLiveFileEvents(load, !unavailable)
   const busy =
     uploads.some((u) => u.phase === 'uploading' || u.phase === 'converting') ||
     (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
   useEffect(() => {
-    if (unavailable) return
+    if (unavailable || (streaming && !busy)) return
     // No polling while the session is gone: the banner offers to take it back.
     const timer = setInterval(
       () => {
@@ -70,7 +75,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
       busy ? BUSY_POLL_MS : IDLE_POLL_MS,
     )
     return () => clearInterval(timer)
-  }, [busy, load, unavailable])
+  }, [busy, load, unavailable, streaming])
 
   // Uploads follow their file's conversion in the listing.
   useEffect(() => {
