@@ -39,6 +39,7 @@ import { createAccount } from '../packages/server/src/modules/accounts/index.ts'
 import { loadConfig } from '../packages/server/src/platform/config.ts'
 import { type Db, migrate, openDatabase } from '../packages/server/src/platform/db/index.ts'
 import { type Seeded, seed } from './api-seed.ts'
+import { type EmitReport, type EmitRequest, emitAtRate } from './listen-emitter.ts'
 
 const TARGET_RATIO: Record<Dialect, number> = { sqlite: 0.6, postgres: 0.4 }
 const WARMUP_SECONDS = 2
@@ -58,12 +59,16 @@ interface Call {
 }
 
 /** Child → parent. */
-type ChildMessage = { type: 'ready'; port: number; seeded?: Seeded } | { type: 'cpu'; micros: number }
+type ChildMessage =
+  | { type: 'ready'; port: number; seeded?: Seeded }
+  | { type: 'cpu'; micros: number }
+  | EmitReport
 /** Parent → child: the routes a bare server answers (before it listens), CPU time, or stop. */
 type Command =
   | { type: 'routes'; routes: Array<{ method: Call['method']; path: string; answer: unknown }> }
   | { type: 'cpu' }
   | { type: 'stop' }
+  | EmitRequest
 
 const { values: args } = parseArgs({
   options: {
@@ -110,6 +115,7 @@ async function serve(target: Target, dialect: Dialect): Promise<void> {
   let cleanup = async (): Promise<void> => {}
   let app: FastifyInstance
   let seeded: Seeded | undefined
+  let owner: { id: string } | undefined
   if (target === 'bare') {
     app = Fastify()
     const command = await new Promise<Command>((resolve) => process.once('message', resolve))
@@ -121,6 +127,7 @@ async function serve(target: Target, dialect: Dialect): Promise<void> {
     app = opened.app
     cleanup = opened.cleanup
     seeded = opened.seeded
+    owner = opened.owner
   }
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
@@ -140,6 +147,12 @@ async function serve(target: Target, dialect: Dialect): Promise<void> {
       const { user, system } = process.cpuUsage()
       send({ type: 'cpu', micros: user + system })
     }
+    // bench/listen.ts --emitter outbox: events committed by this server process itself.
+    if (message.type === 'emit' && owner && seeded)
+      void emitAtRate(app, owner, seeded.fileId, message).then(send, (error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      })
   })
   process.on('disconnect', () => void stop())
   send({ type: 'ready', port: address.port, ...(seeded ? { seeded } : {}) })
@@ -148,7 +161,7 @@ async function serve(target: Target, dialect: Dialect): Promise<void> {
 /** The real API on a fresh database: one account owning 110 converted-looking files. */
 async function openTessera(
   dialect: Dialect,
-): Promise<{ app: FastifyInstance; seeded: Seeded; cleanup: () => Promise<void> }> {
+): Promise<{ app: FastifyInstance; seeded: Seeded; owner: { id: string }; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-'))
   const env = {
     ...process.env,
@@ -189,6 +202,7 @@ async function openTessera(
   return {
     app,
     seeded,
+    owner: account,
     async cleanup() {
       // buildApp closes a database it opened itself; one passed in (PostgreSQL) is ours to close.
       if (db) await dropSchema()
