@@ -9,6 +9,12 @@ import { SessionKeeper, type SessionOptions, tokenFromCookies } from './session.
 import { Webhooks } from './webhook-api.ts'
 
 export type Credentials = { username: string; password: string } | { authToken: string }
+
+/** Who logged in, from the login answer (connect with a username and password). */
+export interface Account {
+  username: string
+  email: string
+}
 export type ConnectOptions = HttpOptions & SessionOptions & Credentials
 
 export class Tessera {
@@ -20,12 +26,21 @@ export class Tessera {
 
   /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
   readonly api: ApiClient
+  /** Who logged in; undefined when connected with an auth token. */
+  readonly account: Account | undefined
   private readonly tokens: Tokens
   private readonly session: SessionKeeper
   private readonly transport: StreamTransport
 
-  private constructor(api: ApiClient, tokens: Tokens, session: SessionKeeper, options: HttpOptions) {
+  private constructor(
+    api: ApiClient,
+    tokens: Tokens,
+    session: SessionKeeper,
+    options: HttpOptions,
+    account: Account | undefined,
+  ) {
     this.api = api
+    this.account = account
     this.tokens = tokens
     this.session = session
     this.transport = {
@@ -49,14 +64,17 @@ export class Tessera {
   static async connect(options: ConnectOptions): Promise<Tessera> {
     const tokens: Tokens = { auth: '', session: '' }
     const api = createApi(options, tokens)
+    let account: Account | undefined
     if ('authToken' in options) tokens.auth = options.authToken
     else {
       const body = { username: options.username, password: options.password }
-      tokens.auth = tokenFromCookies((await unwrap(api.POST('/account/login/', { body }))).cookies)
+      const login = await unwrap(api.POST('/account/login/', { body }))
+      tokens.auth = tokenFromCookies(login.cookies)
+      account = { username: login.username, email: login.email }
     }
     const session = new SessionKeeper(api, tokens, options)
     await session.open()
-    return new Tessera(api, tokens, session, options)
+    return new Tessera(api, tokens, session, options, account)
   }
 
   /**
@@ -94,6 +112,23 @@ export class Tessera {
   /** Renews the session now. */
   keepAlive(): Promise<Date> {
     return this.session.keepAlive()
+  }
+
+  /**
+   * Signs out: stops the keep-alive and ends the session at once (`POST /account/logout`), so its
+   * license is free now rather than after the deletion delay `close()` leaves. For interactive
+   * sign-outs; a script that may be restarted within minutes can prefer `close()`.
+   */
+  logout(): Promise<void> {
+    return this.session.logout()
+  }
+
+  /**
+   * Stops the keep-alive and leaves the session alone: after it was superseded, or before a new
+   * connection for the same auth token takes the license back (`Tessera.connect({authToken})`).
+   */
+  stopKeepAlive(): void {
+    this.session.stop()
   }
 
   /**

@@ -13,6 +13,8 @@ export interface TesseraErrorInit {
   detail: string
   title?: string
   requestId?: string | undefined
+  /** Seconds from the answer's Retry-After (429, 402, 503), when it had one. */
+  retryAfter?: number | undefined
   cause?: unknown
 }
 
@@ -24,6 +26,8 @@ export class TesseraError extends Error {
   readonly title: string
   /** The `x-request-id` of the answer, when there was one. */
   readonly requestId: string | undefined
+  /** Seconds to wait before trying again, from the answer's Retry-After (429 and the like). */
+  readonly retryAfter: number | undefined
 
   constructor(init: TesseraErrorInit) {
     super(`${init.code}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause })
@@ -33,6 +37,7 @@ export class TesseraError extends Error {
     this.detail = init.detail
     this.title = init.title ?? ''
     this.requestId = init.requestId
+    this.retryAfter = init.retryAfter
   }
 }
 

@@ -2,6 +2,7 @@
 // waiting for a conversion to finish.
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
+import type { ProgressCallback } from './multipart.ts'
 import type { FileView, FolderPage, PageRequest, SceneNode, SharedPage, ShareRole } from './types.ts'
 import { type UploadOptions, type UploadSource, uploadFile } from './upload.ts'
 import { type EventsOpener, waitByPolling, waitOnStream } from './wait.ts'
@@ -10,6 +11,8 @@ export interface DownloadOptions {
   signal?: AbortSignal
   /** A single byte range, e.g. `bytes=0-1023` (206 Partial Content). */
   range?: string
+  /** Called as bytes arrive: `loaded` so far, `total` from Content-Length (undefined without it). */
+  onProgress?: ProgressCallback
 }
 
 export interface WaitOptions {
@@ -112,7 +115,7 @@ export class Files {
     if (!response.body) {
       throw new TesseraError({ status: response.status, code: 'UNEXPECTED_RESPONSE', detail: 'no body' })
     }
-    return response.body
+    return options.onProgress ? counted(response, response.body, options.onProgress) : response.body
   }
 
   /** The scene tree (`[{id, name, children}]`); 409 NOT_READY until the conversion succeeded. */
@@ -136,6 +139,26 @@ export class Files {
     }
     return waitByPolling(get, id, deadline, options.signal)
   }
+}
+
+/** The body, reporting the bytes that went through it. */
+function counted(
+  response: Response,
+  body: ReadableStream<Uint8Array>,
+  onProgress: ProgressCallback,
+): ReadableStream<Uint8Array> {
+  const length = Number(response.headers.get('content-length') ?? Number.NaN)
+  const total = Number.isFinite(length) ? length : undefined
+  let loaded = 0
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        loaded += chunk.byteLength
+        controller.enqueue(chunk)
+        onProgress({ loaded, total })
+      },
+    }),
+  )
 }
 
 function streamOptions(id: string, options: DownloadOptions) {

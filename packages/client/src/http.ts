@@ -66,6 +66,7 @@ export async function unwrap<T>(call: Promise<Answer<T>>, signal?: AbortSignal):
 
 export function errorFromAnswer(response: Response, body: unknown): TesseraError {
   const requestId = response.headers.get('x-request-id') ?? undefined
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
   if (isProblem(body)) {
     return problemError({
       status: response.status,
@@ -73,6 +74,7 @@ export function errorFromAnswer(response: Response, body: unknown): TesseraError
       detail: body.detail,
       title: body.title,
       requestId,
+      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}),
     })
   }
   return new TesseraError({

@@ -1,7 +1,7 @@
 // @tessera/client: the browser-safe entry (also the default in Node). Node-only helpers (upload
 // from a path, Node streams) are in @tessera/client/node; the webhook verifier in
 // @tessera/client/webhooks.
-export { type ConnectOptions, type Credentials, Tessera } from './client.ts'
+export { type Account, type ConnectOptions, type Credentials, Tessera } from './client.ts'
 export {
   type ClientCode,
   isSessionLost,

@@ -88,6 +88,19 @@ export class SessionKeeper {
     }
   }
 
+  /** Stops the keep-alive and leaves the session as it is (it was superseded, or is handed over). */
+  stop(): void {
+    this.#closed = true
+    clearTimeout(this.#timer)
+  }
+
+  /** Stops the keep-alive and ends the session at once (POST /account/logout): the license is free now. */
+  async logout(): Promise<void> {
+    this.stop()
+    if (!this.tokens.session || this.lost) return
+    await unwrap(this.api.POST('/account/logout', {}))
+  }
+
   /** Stops the keep-alive and deletes the session; its license is free at `effectiveAt`. */
   async close(): Promise<Date | undefined> {
     this.#closed = true

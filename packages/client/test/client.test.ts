@@ -66,7 +66,10 @@ for (const dialect of targetNames()) {
       assert.equal(ready.state, 'ready')
       const glb = await bytes(await tessera.files.downloadOptimized(file._id))
       assert.equal(glb.subarray(0, 4).toString('latin1'), 'glTF')
-      assert.deepEqual(await bytes(await tessera.files.download(file._id)), original)
+      const received: Array<{ loaded: number; total: number | undefined }> = []
+      const onProgress = (p: { loaded: number; total: number | undefined }) => received.push(p)
+      assert.deepEqual(await bytes(await tessera.files.download(file._id, { onProgress })), original)
+      assert.deepEqual(received.at(-1), { loaded: original.length, total: original.length })
       const head = await bytes(await tessera.files.download(file._id, { range: 'bytes=0-9' }))
       assert.deepEqual(head, original.subarray(0, 10))
 

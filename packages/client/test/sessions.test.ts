@@ -92,3 +92,46 @@ describe('sessions and licenses (SQLite, one license, 4 s TTL)', () => {
     await newer.close()
   })
 })
+
+describe('signing out (SQLite, one license, the default 5-minute deletion delay)', () => {
+  let server: Instance
+
+  before(async () => {
+    server = await startTessera('sqlite', { TESSERA_LICENSES: '1', TESSERA_LOGIN_MAX_FAILURES: '2' })
+    await server.createAccount('bob', PASSWORD)
+  })
+  after(async () => {
+    await server?.stop()
+  })
+
+  test('close() keeps the license for the deletion delay; logout() frees it at once', async () => {
+    const first = await Tessera.connect({ url: server.url, ...server.admin })
+    assert.equal(first.account?.username, server.admin.username, 'connect says who logged in')
+    await first.close()
+    await assert.rejects(
+      Tessera.connect({ url: server.url, username: 'bob', password: PASSWORD }),
+      NoLicenseAvailableError,
+      'a deleted session holds its license for the delay',
+    )
+    // The same account takes its own license back (a new session supersedes the old one).
+    const second = await Tessera.connect({ url: server.url, ...server.admin })
+    await second.logout()
+    const bob = await Tessera.connect({ url: server.url, username: 'bob', password: PASSWORD })
+    assert.equal(bob.account?.email.startsWith('bob'), true)
+    await bob.logout()
+  })
+
+  test('stopKeepAlive() leaves the session working; a 429 carries retryAfter', async () => {
+    const kept = await Tessera.connect({ url: server.url, ...server.admin, onSessionLost: () => {} })
+    kept.stopKeepAlive()
+    assert.deepEqual(await kept.files.list(), [], 'the session still works')
+    await kept.logout()
+    const wrong = () => Tessera.connect({ url: server.url, username: 'bob', password: 'not the password' })
+    await assert.rejects(wrong(), (e: TesseraError) => e.status === 401)
+    await assert.rejects(wrong(), (e: TesseraError) => e.status === 401)
+    await assert.rejects(
+      wrong(),
+      (e: TesseraError) => e.status === 429 && typeof e.retryAfter === 'number' && e.retryAfter > 0,
+    )
+  })
+})
