@@ -12,7 +12,7 @@ export {
 } from './errors.ts'
 export { type EventsOptions, type SseFrame, type StreamItem, sseFrames } from './events.ts'
 export type { DownloadOptions, WaitOptions } from './files.ts'
-export type { ApiClient } from './http.ts'
+export { type ApiClient, unwrap } from './http.ts'
 export type { ProgressCallback, UploadProgress } from './multipart.ts'
 export type { AnnotationInput, AnnotationUpdate, AttributesPage, ConfigurationInput } from './records.ts'
 export type { SessionOptions } from './session.ts'

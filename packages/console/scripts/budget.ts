@@ -46,8 +46,9 @@ async function renderTime(): Promise<number[]> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     const body = JSON.stringify({ success: true, files: fakeFiles(1000) })
     // The listing answers 1,000 files: what is measured is the console, not the database.
-    await page.route('**/file/dir/private/', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body }),
+    await page.route(
+      (url) => url.pathname === '/file/dir/private/',
+      (route) => route.fulfill({ status: 200, contentType: 'application/json', body }),
     )
     await page.goto(server.baseUrl)
     await page.getByLabel('Username').fill('admin')

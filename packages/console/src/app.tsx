@@ -38,7 +38,7 @@ export function App() {
   // Bumped when the session comes back, so screens reload what failed meanwhile.
   const [epoch, setEpoch] = useState(0)
 
-  useEffect(() => client.http.onSessionLost((code) => setLost(code)), [])
+  useEffect(() => client.connection.onSessionLost((code) => setLost(code)), [])
 
   async function takeBack(): Promise<void> {
     try {

@@ -251,11 +251,19 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'webhooks.png'), fullPage: true })
   })
 
-  it('shows the account screen (admin routes degrade when the server lacks them)', async () => {
+  it('shows the account screen: licenses in use, and an admin disables and enables an account', async () => {
     await page.getByRole('link', { name: 'Account' }).click()
     await page.getByRole('heading', { name: 'Change password' }).waitFor()
     await page.locator('[aria-label="Administration"], .card h2:text("Accounts")').first().waitFor()
+    // One license (TESSERA_LICENSES=1), held by this page's session.
+    await page.getByText(/^1 in use of 1$/).waitFor()
+    await page.locator('li', { hasText: /^admin since / }).waitFor()
+    const bob = page.getByRole('row', { name: /bob@example\.com/ })
+    await bob.getByRole('button', { name: 'Disable' }).click()
+    await bob.getByRole('cell', { name: 'disabled', exact: true }).waitFor()
     await shot(page, 'account')
+    await bob.getByRole('button', { name: 'Enable' }).click()
+    await bob.getByRole('cell', { name: 'enabled', exact: true }).waitFor()
   })
 
   it('is usable on a phone-sized screen', async () => {

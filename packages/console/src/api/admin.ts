@@ -1,32 +1,39 @@
-// Account settings and the admin routes (docs/api.md, browser section). Servers without them
-// answer 404 ROUTE_NOT_FOUND, which the screens show as "not available on this server".
-import type { Http } from './http.ts'
+// Account settings and the admin routes (docs/api.md, browser section), through the SDK's typed
+// client (tessera.api: the SDK wraps no admin calls). Servers without them answer 404
+// ROUTE_NOT_FOUND, which the screens show as "not available on this server".
+
+import { unwrap } from '@tessera/client'
+import type { Connection } from './connection.ts'
 import type { AccountSummary, LicenseUsage } from './types.ts'
 
 export class Admin {
-  constructor(private readonly http: Http) {}
+  readonly #connection: Connection
+
+  constructor(connection: Connection) {
+    this.#connection = connection
+  }
 
   async changePassword(currentPassword: string, newPassword: string): Promise<void> {
-    await this.http.fetch('PUT', '/account/password', { json: { currentPassword, newPassword } })
+    const api = this.#connection.signedIn.api
+    await unwrap(api.PUT('/account/password', { body: { currentPassword, newPassword } }))
   }
 
-  accounts(): Promise<AccountSummary[]> {
-    return this.http.json<{ accounts: AccountSummary[] }>('GET', '/admin/accounts').then((a) => a.accounts)
+  async accounts(): Promise<AccountSummary[]> {
+    return (await unwrap(this.#connection.signedIn.api.GET('/admin/accounts'))).accounts
   }
 
-  createAccount(fields: { username: string; email: string; password: string; isAdmin?: boolean }) {
-    return this.http
-      .json<{ account: AccountSummary }>('POST', '/admin/accounts', { json: fields })
-      .then((a) => a.account)
+  async createAccount(fields: { username: string; email: string; password: string; isAdmin?: boolean }) {
+    const api = this.#connection.signedIn.api
+    return (await unwrap(api.POST('/admin/accounts', { body: fields }))).account
   }
 
-  setDisabled(id: string, disabled: boolean): Promise<AccountSummary> {
-    return this.http
-      .json<{ account: AccountSummary }>('PATCH', `/admin/accounts/${id}`, { json: { disabled } })
-      .then((a) => a.account)
+  async setDisabled(id: string, disabled: boolean): Promise<AccountSummary> {
+    const api = this.#connection.signedIn.api
+    const call = api.PATCH('/admin/accounts/{id}', { params: { path: { id } }, body: { disabled } })
+    return (await unwrap(call)).account
   }
 
   licenses(): Promise<LicenseUsage> {
-    return this.http.json<LicenseUsage>('GET', '/admin/licenses')
+    return unwrap(this.#connection.signedIn.api.GET('/admin/licenses'))
   }
 }

@@ -1,5 +1,8 @@
-// Files: listings, uploads with byte progress, conversion progress, sharing and downloads.
-import { ApiError, type Http } from './http.ts'
+// Files: listings, uploads with byte progress, conversion progress, sharing and downloads, through
+// the SDK (tessera.files), except the upload: browsers report upload progress only for XHR (fetch
+// has no upload progress, and streaming request bodies need HTTP/2), so it is an XHR with the
+// SDK's tokens.
+import { ApiError, type Connection } from './connection.ts'
 import type { FileRecord, Folder, Listing } from './types.ts'
 
 export interface UploadProgress {
@@ -12,109 +15,73 @@ function normalizeFolder(path: string): string {
   return parts.length === 0 ? '/' : `/${parts.join('/')}`
 }
 
-function folderEntries(raw: unknown, parent: string): Folder[] {
-  if (!Array.isArray(raw)) return []
-  return raw.flatMap((entry): Folder[] => {
-    const name = typeof entry === 'string' ? entry : (entry as { name?: unknown })?.name
-    if (typeof name !== 'string') return []
-    const count = (entry as { fileCount?: unknown; files?: unknown })?.fileCount
-    return [
-      {
-        name,
-        path: normalizeFolder(`${parent}/${name}`),
-        fileCount: typeof count === 'number' ? count : undefined,
-      },
-    ]
-  })
-}
-
 export class Files {
-  constructor(private readonly http: Http) {}
+  readonly #connection: Connection
 
-  /**
-   * A folder of the caller's own files. Subfolders come from the server's `folders` field where it
-   * has one (docs/api.md, listings); a server without it lists files only.
-   */
+  constructor(connection: Connection) {
+    this.#connection = connection
+  }
+
+  /** A folder of the caller's own files and its direct sub-folders (first page). */
   async listFiles(path = '/', cursor?: string): Promise<Listing> {
     const folder = normalizeFolder(path)
-    const url =
-      folder === '/'
-        ? '/file/dir/private/'
-        : `/file/dir/private/${folder.slice(1).split('/').map(encodeURIComponent).join('/')}`
-    const answer = await this.http.json<{ files: FileRecord[]; folders?: unknown; nextCursor?: string }>(
-      'GET',
-      url,
-      { query: { cursor } },
-    )
-    return {
-      files: answer.files,
-      folders: folderEntries(answer.folders, folder),
-      nextCursor: answer.nextCursor,
-    }
+    const page = await this.#connection.signedIn.files.folder(folder, cursor ? { cursor } : {})
+    const folders: Folder[] = (page.folders ?? []).map((entry) => ({
+      name: entry.name,
+      path: entry.path,
+      fileCount: entry.files,
+    }))
+    return { files: page.files, folders, nextCursor: page.nextCursor }
   }
 
   /** Files others shared with me, each with my role (GET /file/dir/shared/). */
   async listShared(): Promise<FileRecord[]> {
-    const answer = await this.http.json<{ files: FileRecord[] }>('GET', '/file/dir/shared/')
-    return answer.files
+    return (await this.#connection.signedIn.files.shared()).files
   }
 
   getFile(id: string): Promise<FileRecord> {
-    return this.http.json<{ file: FileRecord }>('GET', `/file/${id}`).then((a) => a.file)
+    return this.#connection.signedIn.files.get(id)
   }
 
-  async deleteFile(id: string): Promise<void> {
-    await this.http.fetch('DELETE', `/file/${id}`)
+  deleteFile(id: string): Promise<void> {
+    return this.#connection.signedIn.files.delete(id)
   }
 
   share(id: string, email: string, role: 'viewer' | 'editor'): Promise<FileRecord> {
-    return this.http
-      .json<{ file: FileRecord }>('POST', `/file/${id}/share`, { json: { email, role } })
-      .then((a) => a.file)
+    return this.#connection.signedIn.files.share(id, email, role)
   }
 
   unshare(id: string, email: string): Promise<FileRecord> {
-    return this.http
-      .json<{ file: FileRecord }>('DELETE', `/file/${id}/share/${encodeURIComponent(email)}`)
-      .then((a) => a.file)
+    return this.#connection.signedIn.files.unshare(id, email)
   }
 
-  /**
-   * Upload one file into a folder (a new revision when the name exists there). XHR, not fetch:
-   * only XHR reports upload progress. Same-origin and no cookie is ever stored (see http.ts).
-   */
+  /** Upload one file into a folder (a new revision when the name exists there), with byte progress. */
   upload(
     file: Blob & { name: string },
     parent: string,
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<FileRecord> {
+    const tessera = this.#connection.signedIn
     const form = new FormData()
     form.append('parent', normalizeFolder(parent))
     form.append('file', file, file.name)
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest()
-      xhr.open('POST', this.http.url('/file/upload/'))
-      for (const [name, value] of Object.entries(this.http.headers({ accept: 'application/json' })))
-        xhr.setRequestHeader(name, value)
+      xhr.open('POST', `${this.#connection.url}/file/upload/`)
+      xhr.setRequestHeader('accept', 'application/json')
+      xhr.setRequestHeader('authorization', `Bearer ${tessera.authToken}`)
+      xhr.setRequestHeader('x-service-session', tessera.sessionToken)
       xhr.upload.onprogress = (e) => onProgress?.({ loaded: e.loaded, total: e.total || file.size })
-      xhr.onerror = () => reject(new ApiError({ status: 0, code: 'NETWORK', detail: 'The upload failed.' }))
-      xhr.onabort = () => reject(new ApiError({ status: 0, code: 'ABORTED', detail: 'Upload cancelled.' }))
+      const failed = (code: 'NETWORK_ERROR' | 'ABORTED', detail: string) =>
+        reject(new ApiError({ status: 0, code, detail }))
+      xhr.onerror = () => failed('NETWORK_ERROR', 'The upload failed.')
+      xhr.onabort = () => failed('ABORTED', 'Upload cancelled.')
       xhr.onload = () => {
-        let body: { file?: FileRecord; code?: string; detail?: string } = {}
-        try {
-          body = JSON.parse(xhr.responseText)
-        } catch {
-          // handled below as a bare status
-        }
+        const body = parsed(xhr.responseText)
         if (xhr.status === 200 && body.file) return resolve(body.file)
-        const error = new ApiError({
-          status: xhr.status,
-          code: body.code ?? `HTTP_${xhr.status}`,
-          detail: body.detail,
-        })
-        this.http.notice(error)
-        reject(error)
+        if (typeof body.code === 'string') this.#connection.notice(body.code)
+        reject(uploadError(xhr.status, body))
       }
       signal?.addEventListener('abort', () => xhr.abort())
       xhr.send(form)
@@ -131,7 +98,8 @@ export class Files {
       const file = await this.getFile(id)
       onChange?.(file)
       if (file.state === 'ready' || file.state === 'error') return file
-      if (options.signal?.aborted) throw new ApiError({ status: 0, code: 'ABORTED' })
+      if (options.signal?.aborted)
+        throw new ApiError({ status: 0, code: 'ABORTED', detail: 'Stopped waiting.' })
       await new Promise((r) => setTimeout(r, options.intervalMs ?? 1000))
     }
   }
@@ -143,26 +111,15 @@ export class Files {
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<ArrayBuffer> {
-    const response = await this.http.fetch('GET', `/file/${id}/${which}`, { signal })
-    const total = Number(response.headers.get('content-length')) || 0
-    if (!response.body) return response.arrayBuffer()
-    const reader = response.body.getReader()
-    const chunks: Uint8Array[] = []
-    let loaded = 0
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      loaded += value.byteLength
-      onProgress?.({ loaded, total: Math.max(total, loaded) })
+    const files = this.#connection.signedIn.files
+    const options = {
+      ...(signal ? { signal } : {}),
+      onProgress: (p: { loaded: number; total: number | undefined }) =>
+        onProgress?.({ loaded: p.loaded, total: Math.max(p.total ?? 0, p.loaded) }),
     }
-    const out = new Uint8Array(loaded)
-    let offset = 0
-    for (const chunk of chunks) {
-      out.set(chunk, offset)
-      offset += chunk.byteLength
-    }
-    return out.buffer
+    const stream =
+      which === 'optimized' ? await files.downloadOptimized(id, options) : await files.download(id, options)
+    return new Response(stream).arrayBuffer()
   }
 
   /** Save a download to the user's disk (headers cannot ride on a plain link). */
@@ -175,4 +132,24 @@ export class Files {
     a.click()
     setTimeout(() => URL.revokeObjectURL(url), 10_000)
   }
+}
+
+interface UploadAnswer {
+  file?: FileRecord
+  code?: unknown
+  detail?: unknown
+}
+
+function parsed(text: string): UploadAnswer {
+  try {
+    return JSON.parse(text) as UploadAnswer
+  } catch {
+    return {} // not JSON (a proxy's page): the status alone has to do
+  }
+}
+
+function uploadError(status: number, body: UploadAnswer): ApiError {
+  const code = typeof body.code === 'string' ? body.code : 'UNEXPECTED_RESPONSE'
+  const detail = typeof body.detail === 'string' ? body.detail : `HTTP ${status}`
+  return new ApiError({ status, code: code as ApiError['code'], detail })
 }

@@ -1,28 +1,29 @@
-// The model's scene tree and attributes, annotations and saved views (configurations).
-import type { Http } from './http.ts'
-import type { Annotation, Attributes, Configuration, SceneNode } from './types.ts'
+// The model's scene tree and attributes, annotations and saved views (configurations), through the
+// SDK (tessera.files.sceneTree, tessera.attributes, .annotations, .configurations).
+import type { Connection } from './connection.ts'
+import type {
+  Annotation,
+  AnnotationFields,
+  Attributes,
+  Configuration,
+  ConfigurationFields,
+  SceneNode,
+} from './types.ts'
 
 export class Scene {
-  constructor(private readonly http: Http) {}
+  readonly #connection: Connection
+
+  constructor(connection: Connection) {
+    this.#connection = connection
+  }
 
   sceneTree(file: string): Promise<SceneNode[]> {
-    return this.http.json<{ tree: SceneNode[] }>('GET', `/file/${file}/scene-tree`).then((a) => a.tree)
+    return this.#connection.signedIn.files.sceneTree(file)
   }
 
   /** Every node's attributes, following `nextCursor` pages. */
-  async attributes(file: string): Promise<Record<string, Attributes>> {
-    const all: Record<string, Attributes> = {}
-    let cursor: string | undefined
-    for (let page = 0; page < 1000; page++) {
-      const answer = await this.http.json<{
-        nodeIdToAttributes: Record<string, Attributes>
-        nextCursor?: string | null
-      }>('GET', '/scene/attributes', { query: { file, cursor } })
-      Object.assign(all, answer.nodeIdToAttributes)
-      if (!answer.nextCursor) break
-      cursor = answer.nextCursor
-    }
-    return all
+  attributes(file: string): Promise<Record<string, Attributes>> {
+    return this.#connection.signedIn.attributes.all(file)
   }
 
   /** Merge per attribute: a `null` value removes that attribute. */
@@ -30,49 +31,35 @@ export class Scene {
     file: string,
     nodeIdToAttributes: Record<string, Attributes>,
   ): Promise<Record<string, Attributes>> {
-    return this.http
-      .json<{ nodeIdToAttributes: Record<string, Attributes> }>('POST', '/scene/attributes', {
-        json: { file, nodeIdToAttributes },
-      })
-      .then((a) => a.nodeIdToAttributes)
+    return this.#connection.signedIn.attributes.set(file, nodeIdToAttributes)
   }
 
   annotations(file: string): Promise<Annotation[]> {
-    return this.http
-      .json<{ annotations: Annotation[] }>('GET', '/annotation/', { query: { file } })
-      .then((a) => a.annotations)
+    return this.#connection.signedIn.annotations.list(file)
   }
 
-  createAnnotation(fields: Partial<Annotation> & { file: string; name: string }): Promise<Annotation> {
-    return this.http
-      .json<{ annotation: Annotation }>('POST', '/annotation/create/', { json: fields })
-      .then((a) => a.annotation)
+  createAnnotation(fields: AnnotationFields & { file: string; name: string }): Promise<Annotation> {
+    return this.#connection.signedIn.annotations.create(fields)
   }
 
-  updateAnnotation(fields: Partial<Annotation> & { _id: string }): Promise<Annotation> {
-    return this.http
-      .json<{ annotation: Annotation }>('POST', '/annotation/update/', { json: fields })
-      .then((a) => a.annotation)
+  updateAnnotation(fields: AnnotationFields & { _id: string }): Promise<Annotation> {
+    return this.#connection.signedIn.annotations.update(fields)
   }
 
   async deleteAnnotation(id: string): Promise<void> {
-    await this.http.fetch('DELETE', '/annotation/delete/', { query: { _id: id } })
+    await this.#connection.signedIn.annotations.delete(id)
   }
 
   configurations(file: string): Promise<Configuration[]> {
-    return this.http
-      .json<{ configurations: Configuration[] }>('GET', '/file/configuration/', { query: { file } })
-      .then((a) => a.configurations)
+    return this.#connection.signedIn.configurations.list(file)
   }
 
   /** Create (no `_id`) or update (with `_id`) a saved view. */
-  saveConfiguration(fields: Partial<Configuration>): Promise<Configuration> {
-    return this.http
-      .json<{ configuration: Configuration }>('POST', '/file/configuration/', { json: fields })
-      .then((a) => a.configuration)
+  saveConfiguration(fields: ConfigurationFields): Promise<Configuration> {
+    return this.#connection.signedIn.configurations.save(fields)
   }
 
   async deleteConfiguration(id: string): Promise<void> {
-    await this.http.fetch('DELETE', '/file/configuration/', { query: { _id: id } })
+    await this.#connection.signedIn.configurations.delete(id)
   }
 }

@@ -1,75 +1,60 @@
-// Records as the API answers them (openapi.json, components.schemas); only the fields the console
-// reads are typed, the rest passes through untouched.
+// The records the screens read: names for the SDK's types, which are generated from openapi.json
+// (the server's contract), so nothing here restates a field.
+import type {
+  AnnotationInput,
+  AnnotationUpdate,
+  Answer,
+  ConfigurationInput,
+  FileView,
+  NodeAttributes,
+  SharedPage,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookResource,
+} from '@tessera/client'
+
+export type {
+  Annotation,
+  Configuration,
+  DeliveryStatus,
+  SceneNode,
+} from '@tessera/client'
 
 export type FileState = 'queued' | 'converting' | 'ready' | 'error'
 
-export interface FileRecord {
-  _id: string
-  parent: string
-  name: string
-  owner: string
-  roles: { email: string; role: 'viewer' | 'editor' }[]
-  size: number
-  created: string
-  updated: string
-  revisionDate: string
-  state: FileState
-  error?: string | null
-  progress?: number
-  type?: string
-  __v: number
-  /** Listings of files shared with me: my role on it. */
-  role?: 'viewer' | 'editor'
-}
+/** A file as listed; in "shared with me", also my role on it. */
+export type FileRecord = FileView & { role?: SharedPage['files'][number]['role'] }
 
 export interface Folder {
   name: string
   path: string
+  /** Files in the folder and all below it. */
   fileCount?: number
 }
 
 export interface Listing {
   files: FileRecord[]
   folders: Folder[]
-  nextCursor?: string | null
+  nextCursor?: string | null | undefined
 }
 
-export interface SceneNode {
-  id: string
-  name: string
-  children: SceneNode[]
-}
+export type Attributes = NodeAttributes[string]
 
-export type Attributes = Record<string, unknown>
+/** What the annotation form sends: new (with file and name) or changed fields (with _id). */
+export type AnnotationFields = Partial<AnnotationInput> & Partial<AnnotationUpdate>
+export type ConfigurationFields = ConfigurationInput
 
-export interface Annotation {
-  _id: string
-  author: string
-  file: string
-  name: string
-  content: string
-  color: string
-  cameraX: number
-  cameraY: number
-  cameraZ: number
-  date: number
-  lastUpdate: number
-  targets: unknown[]
-  __v: number
-}
+export type Webhook = WebhookResource['attributes']
+export type WebhookEvent = Webhook['event']
+export type Delivery = WebhookDelivery
+export type DeliveryDetail = WebhookDeliveryDetail
+export type Attempt = DeliveryDetail['attempts'][number]
 
-export interface Configuration {
-  _id: string
-  file: string
-  name: string
-  author: string
-  cameraPosition: number[]
-  selectedNodes: string[]
-  date: number
-  __v: number
-  [key: string]: unknown
-}
+export type AccountSummary = Answer<'/admin/accounts', 'get'>['accounts'][number]
+export type LicenseUsage = Answer<'/admin/licenses', 'get'>
+export type LicenseSession = LicenseUsage['sessions'][number]
 
+/** Every event a webhook can subscribe to, in the order the picker shows them. */
 export const WEBHOOK_EVENTS = [
   'file_uploaded',
   'file_optimized',
@@ -81,76 +66,4 @@ export const WEBHOOK_EVENTS = [
   'configuration_created',
   'configuration_updated',
   'configuration_removed',
-] as const
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
-
-export interface Webhook {
-  _id: string
-  event: WebhookEvent
-  url: string
-  owner: string
-  created: string
-  disabled: boolean
-  __v: number
-}
-
-export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'paused'
-
-export interface Delivery {
-  _id: string
-  uuid: string
-  webhook: string
-  event: WebhookEvent
-  file: string
-  status: DeliveryStatus
-  test: boolean
-  attemptCount: number
-  nextAttemptAt: string | null
-  lastStatusCode: number | null
-  lastErrorCode: string | null
-  created: string
-  updated: string
-  completed: string | null
-}
-
-export interface Attempt {
-  attempt: number
-  startedAt: string
-  finishedAt: string
-  durationMs: number
-  statusCode: number | null
-  errorCode: string | null
-  errorMessage: string | null
-  responseExcerpt: string
-}
-
-export interface DeliveryDetail extends Delivery {
-  payload: unknown
-  attempts: Attempt[]
-}
-
-export interface AccountSummary {
-  _id: string
-  username: string
-  email: string
-  isAdmin?: boolean
-  disabled?: boolean
-  created?: string
-}
-
-export interface LicenseHolder {
-  account?: string
-  username?: string
-  email?: string
-  since?: string
-  expiresAt?: string
-  [key: string]: unknown
-}
-
-export interface LicenseUsage {
-  total?: number
-  used?: number
-  free?: number
-  holders?: LicenseHolder[]
-  [key: string]: unknown
-}
+] as const satisfies readonly WebhookEvent[]

@@ -1,60 +1,54 @@
-// Webhook registrations and their delivery log (docs/webhooks.md).
-import type { Http } from './http.ts'
+// Webhook registrations and their delivery log (docs/webhooks.md), through the SDK (tessera.webhooks).
+import type { Connection } from './connection.ts'
 import type { Delivery, DeliveryDetail, DeliveryStatus, Webhook, WebhookEvent } from './types.ts'
 
-interface Wrapped {
-  attributes: Webhook
-}
-
 export class Webhooks {
-  constructor(private readonly http: Http) {}
+  readonly #connection: Connection
 
-  list(): Promise<Webhook[]> {
-    return this.http
-      .json<{ data: Wrapped[] }>('GET', '/webhook/')
-      .then((a) => a.data.map((w) => w.attributes))
+  constructor(connection: Connection) {
+    this.#connection = connection
   }
 
-  create(event: WebhookEvent, url: string, secretToken: string): Promise<Webhook> {
-    return this.http
-      .json<{ data: Wrapped }>('PUT', '/webhook/', { json: { event, url, secretToken } })
-      .then((a) => a.data.attributes)
+  async list(): Promise<Webhook[]> {
+    return (await this.#connection.signedIn.webhooks.list()).map((w) => w.attributes)
   }
 
-  update(id: string, changes: { url?: string; secretToken?: string; disabled?: boolean }): Promise<Webhook> {
-    return this.http
-      .json<{ data: Wrapped }>('PATCH', `/webhook/${id}`, { json: changes })
-      .then((a) => a.data.attributes)
+  async create(event: WebhookEvent, url: string, secretToken: string): Promise<Webhook> {
+    return (await this.#connection.signedIn.webhooks.create({ event, url, secretToken })).attributes
   }
 
-  async remove(id: string): Promise<void> {
-    await this.http.fetch('DELETE', `/webhook/${id}`)
+  async update(
+    id: string,
+    changes: { url?: string; secretToken?: string; disabled?: boolean },
+  ): Promise<Webhook> {
+    return (await this.#connection.signedIn.webhooks.update(id, changes)).attributes
   }
 
-  deliveries(
+  remove(id: string): Promise<void> {
+    return this.#connection.signedIn.webhooks.delete(id)
+  }
+
+  async deliveries(
     id: string,
     options: { status?: DeliveryStatus; cursor?: string; limit?: number } = {},
   ): Promise<{ deliveries: Delivery[]; nextCursor: string | null }> {
-    return this.http.json('GET', `/webhook/${id}/deliveries`, { query: { ...options } })
+    const page = await this.#connection.signedIn.webhooks.deliveries(id, options)
+    return { deliveries: page.deliveries, nextCursor: page.nextCursor ?? null }
   }
 
   delivery(id: string, deliveryId: string): Promise<DeliveryDetail> {
-    return this.http
-      .json<{ delivery: DeliveryDetail }>('GET', `/webhook/${id}/deliveries/${deliveryId}`)
-      .then((a) => a.delivery)
+    return this.#connection.signedIn.webhooks.delivery(id, deliveryId)
   }
 
   retry(id: string, deliveryId: string): Promise<Delivery> {
-    return this.http
-      .json<{ delivery: Delivery }>('POST', `/webhook/${id}/deliveries/${deliveryId}/retry`)
-      .then((a) => a.delivery)
+    return this.#connection.signedIn.webhooks.retry(id, deliveryId)
   }
 
   recover(id: string, since: string): Promise<{ recovered: number; reenabled: boolean }> {
-    return this.http.json('POST', `/webhook/${id}/recover`, { json: { since } })
+    return this.#connection.signedIn.webhooks.recover(id, since)
   }
 
   test(id: string): Promise<Delivery> {
-    return this.http.json<{ delivery: Delivery }>('POST', `/webhook/${id}/test`).then((a) => a.delivery)
+    return this.#connection.signedIn.webhooks.test(id)
   }
 }

@@ -155,7 +155,7 @@ function AdminPanel() {
         </thead>
         <tbody>
           {accounts.map((a) => (
-            <tr key={a._id}>
+            <tr key={a.id}>
               <td>
                 {a.username}
                 {a.isAdmin ? ' (admin)' : ''}
@@ -166,7 +166,7 @@ function AdminPanel() {
                 <button
                   type="button"
                   class="ghost small"
-                  onClick={() => void act(() => client.admin.setDisabled(a._id, !a.disabled))}
+                  onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
                 >
                   {a.disabled ? 'Enable' : 'Disable'}
                 </button>
@@ -227,16 +227,18 @@ function AdminPanel() {
 
 function Licenses(props: { usage: LicenseUsage }) {
   const u = props.usage
-  const holders = Array.isArray(u.holders) ? u.holders : []
   return (
     <>
       <p>
-        {u.used ?? holders.length} in use{u.total !== undefined ? ` of ${u.total}` : ''}
+        {u.inUse} in use of {u.total}
       </p>
       <ul class="items">
-        {holders.map((h, i) => (
-          <li key={`${h.account ?? i}`}>
-            {h.username ?? h.email ?? h.account} <span class="meta">since {formatDate(h.since ?? null)}</span>
+        {u.sessions.map((s) => (
+          <li key={`${s.username} ${s.created}`}>
+            {s.username}{' '}
+            <span class="meta">
+              since {formatDate(s.created)}, valid until {formatDate(s.validUntil)}
+            </span>
           </li>
         ))}
       </ul>

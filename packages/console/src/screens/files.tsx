@@ -70,7 +70,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     // No polling while the session is gone: the banner offers to take it back.
     const timer = setInterval(
       () => {
-        if (!client.http.lost) void load()
+        if (!client.connection.lost) void load()
       },
       busy ? BUSY_POLL_MS : IDLE_POLL_MS,
     )

@@ -1,7 +1,6 @@
-// The files screen's live updates: GET /events/stream through the SDK's reader (fetch streaming,
-// resumed with Last-Event-ID after drops). Events come in bursts (an upload of several files), so
-// one reload follows a burst.
-import { liveEvents } from '@tessera/client/events'
+// The files screen's live updates: GET /events/stream through the SDK (tessera.events(): fetch
+// streaming, resumed with Last-Event-ID after drops). Events come in bursts (an upload of several
+// files), so one reload follows a burst.
 import { useEffect, useState } from 'preact/hooks'
 import { client } from '../api/index.ts'
 
@@ -12,17 +11,11 @@ const BURST_MS = 150
 export function useLiveFileEvents(reload: () => Promise<void>, enabled: boolean): boolean {
   const [open, setOpen] = useState(false)
   useEffect(() => {
-    const auth = client.http.tokens?.auth
-    if (!enabled || !auth) return
+    const tessera = client.connection.tessera
+    if (!enabled || !tessera) return
     const controller = new AbortController()
     let timer: ReturnType<typeof setTimeout> | undefined
-    const transport = {
-      url: '',
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init),
-      tokens: { auth, session: '' },
-      headers: {},
-    }
-    const events = liveEvents(transport, {
+    const events = tessera.events({
       events: FILE_EVENTS,
       signal: controller.signal,
       onOpen: () => setOpen(true),

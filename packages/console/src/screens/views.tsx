@@ -1,7 +1,7 @@
 // Saved views (configurations): the camera (position + target in `cameraPosition`), the hidden
 // nodes (a `{type: "hidden", nodes}` entry in `modifiers`) and the selection (`selectedNodes`).
 import { useState } from 'preact/hooks'
-import { type Configuration, client } from '../api/index.ts'
+import { type Configuration, type ConfigurationFields, client } from '../api/index.ts'
 import { describeError, formatDate } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 
@@ -11,7 +11,7 @@ export interface ViewState {
   selected: string | null
 }
 
-export function toConfiguration(state: ViewState): Partial<Configuration> {
+export function toConfiguration(state: ViewState): Partial<ConfigurationFields> {
   return {
     cameraPosition: [...state.camera.position, ...state.camera.target],
     modifiers: [{ type: 'hidden', nodes: state.hidden }],
