@@ -42,7 +42,10 @@ export async function listRevisions(
     uploadedBy: file.user_email,
     current: true,
   }
-  const earlier = await repo.listRevisions(ctx.db.kysely, fileId)
+  // Two reads, no transaction: a revision committed in between shows once, as the current one.
+  const earlier = (await repo.listRevisions(ctx.db.kysely, fileId)).filter(
+    (row) => row.version < file.version,
+  )
   return [
     current,
     ...earlier.map((row) => ({
