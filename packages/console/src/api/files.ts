@@ -1,6 +1,6 @@
 // Files: listings, uploads with byte progress, conversion progress, sharing and downloads.
 import { ApiError, type Http } from './http.ts'
-import type { FileRecord, Folder, Listing } from './types.ts'
+import type { FileRecord, FileRevision, Folder, Listing } from './types.ts'
 
 export interface UploadProgress {
   loaded: number
@@ -27,6 +27,9 @@ function folderEntries(raw: unknown, parent: string): Folder[] {
     ]
   })
 }
+
+/** What a file offers to download: the original, the GLB, or the original of an earlier revision. */
+export type Download = 'download' | 'optimized' | `revisions/${number}/download`
 
 export class Files {
   constructor(private readonly http: Http) {}
@@ -61,6 +64,12 @@ export class Files {
 
   getFile(id: string): Promise<FileRecord> {
     return this.http.json<{ file: FileRecord }>('GET', `/file/${id}`).then((a) => a.file)
+  }
+
+  /** The file's revisions, newest first (GET /file/:id/revisions). */
+  async listRevisions(id: string): Promise<FileRevision[]> {
+    const answer = await this.http.json<{ revisions: FileRevision[] }>('GET', `/file/${id}/revisions`)
+    return answer.revisions
   }
 
   async deleteFile(id: string): Promise<void> {
@@ -136,10 +145,10 @@ export class Files {
     }
   }
 
-  /** Bytes of the original (`download`) or the optimized GLB (`optimized`), with progress. */
+  /** Bytes of the original (`download`), the optimized GLB (`optimized`) or a revision's, with progress. */
   async fetchBytes(
     id: string,
-    which: 'download' | 'optimized',
+    which: Download,
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<ArrayBuffer> {
@@ -166,7 +175,7 @@ export class Files {
   }
 
   /** Save a download to the user's disk (headers cannot ride on a plain link). */
-  async saveAs(id: string, which: 'download' | 'optimized', name: string): Promise<void> {
+  async saveAs(id: string, which: Download, name: string): Promise<void> {
     const bytes = await this.fetchBytes(id, which)
     const url = URL.createObjectURL(new Blob([bytes]))
     const a = document.createElement('a')

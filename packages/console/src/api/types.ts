@@ -22,6 +22,18 @@ export interface FileRecord {
   role?: 'viewer' | 'editor'
 }
 
+/** One revision of a file (GET /file/:id/revisions): the current one first, then earlier ones. */
+export interface FileRevision {
+  __v: number
+  revisionDate: string
+  size: number
+  sha256: string
+  name: string
+  /** E-mail of the uploader. */
+  uploadedBy: string
+  current: boolean
+}
+
 export interface Folder {
   name: string
   path: string
