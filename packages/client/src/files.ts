@@ -3,7 +3,15 @@
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
 import type { ProgressCallback } from './multipart.ts'
-import type { FileView, FolderPage, PageRequest, SceneNode, SharedPage, ShareRole } from './types.ts'
+import type {
+  FileRevision,
+  FileView,
+  FolderPage,
+  PageRequest,
+  SceneNode,
+  SharedPage,
+  ShareRole,
+} from './types.ts'
 import { type UploadOptions, type UploadSource, uploadFile } from './upload.ts'
 import { type EventsOpener, waitByPolling, waitOnStream } from './wait.ts'
 
@@ -93,6 +101,28 @@ export class Files {
   /** The original bytes of the current revision. */
   download(id: string, options: DownloadOptions = {}): Promise<ReadableStream<Uint8Array>> {
     return this.#stream(this.api.GET('/file/{id}/download', streamOptions(id, options)), options)
+  }
+
+  /**
+   * The file's revisions, newest first: the current one (`current: true`), then the earlier ones
+   * the server keeps (`TESSERA_FILE_REVISIONS_KEPT`), each named by its `__v`.
+   */
+  async revisions(id: string): Promise<FileRevision[]> {
+    return (await unwrap(this.api.GET('/file/{id}/revisions', { params: { path: { id } } }))).revisions
+  }
+
+  /** The original bytes of revision `v` (a `__v` from revisions()); 404 NOT_FOUND when not kept. */
+  downloadRevision(
+    id: string,
+    v: number,
+    options: DownloadOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const request = streamOptions(id, options)
+    const call = this.api.GET('/file/{id}/revisions/{v}/download', {
+      ...request,
+      params: { path: { id, v: String(v) } },
+    })
+    return this.#stream(call, options)
   }
 
   /** The optimized GLB; 409 NOT_READY until the conversion succeeded. */

@@ -11,6 +11,7 @@ export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail']
 export type Annotation = Schemas['Annotation']
 export type Configuration = Schemas['Configuration']
 export type SceneNode = Schemas['SceneNode']
+export type FileRevision = Schemas['FileRevision']
 export type Problem = Schemas['Problem']
 
 /** The JSON body of `method path`. */

@@ -110,11 +110,26 @@ for (const dialect of targetNames()) {
     })
 
     test('a new revision, annotations, configurations, shares, webhooks CRUD; errors are typed', async () => {
-      const blob = new Blob([await readFile(SMALL_HOUSE)])
+      const house = await readFile(SMALL_HOUSE)
+      const blob = new Blob([house])
       const first = await tessera.files.upload(blob, { name: 'rev.ifc' })
-      const second = await tessera.files.upload(blob, { name: 'rev.ifc' })
+      const changed = Buffer.concat([house, Buffer.from('\n/* revision 2 */\n')])
+      const second = await tessera.files.upload(new Blob([changed]), { name: 'rev.ifc' })
       assert.equal(second._id, first._id)
       assert.equal(second.__v, first.__v + 1)
+      const revisions = await tessera.files.revisions(first._id)
+      assert.deepEqual(
+        revisions.map((r) => [r.__v, r.current, r.size]),
+        [
+          [second.__v, true, changed.length],
+          [first.__v, false, house.length],
+        ],
+      )
+      assert.deepEqual(await bytes(await tessera.files.downloadRevision(first._id, first.__v)), house)
+      await assert.rejects(
+        tessera.files.downloadRevision(first._id, 999),
+        (e: TesseraError) => e.status === 404 && e.code === 'NOT_FOUND',
+      )
 
       const annotation = await tessera.annotations.create({ file: first._id, name: 'Door', content: 'check' })
       const updated = await tessera.annotations.update({

@@ -159,6 +159,25 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await page.getByText('Revoked bob@example.com.').waitFor()
   })
 
+  it('uploads a new revision: the details list both, the earlier one downloadable', async () => {
+    // cube.stl's details are still open (the share step).
+    await page.getByTestId('revision-input').setInputFiles({
+      name: 'cube-v2.stl',
+      mimeType: 'model/stl',
+      buffer: stlCube(3),
+    })
+    const revisions = page.locator('section[aria-label="Revisions"] li')
+    await revisions.nth(1).waitFor({ timeout: 60_000 })
+    assert.equal(await revisions.count(), 2)
+    await revisions.first().getByText('current').waitFor()
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: /^Download revision \d+$/ }).click(),
+    ])
+    assert.equal(download.suggestedFilename(), 'cube.stl')
+    await row(page, 'cube.stl').locator('[data-state="ready"]').waitFor({ timeout: 120_000 })
+  })
+
   it('opens the viewer: the model is drawn and the tree shows its parts', async () => {
     await row(page, 'car.glb').click()
     await page.getByRole('link', { name: 'Open viewer' }).click()

@@ -10,7 +10,7 @@ import { adminRoutes } from './modules/admin/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
 import { configurationRoutes } from './modules/configurations/index.ts'
 import { ConversionWorker, conversionRoutes, uploadFormatPolicy } from './modules/conversion/index.ts'
-import { fileRoutes } from './modules/files/index.ts'
+import { fileRoutes, sweepPrunedRevisions } from './modules/files/index.ts'
 import { sceneRoutes } from './modules/scene/index.ts'
 import { authenticateRoutes, sessionRoutes } from './modules/sessions/index.ts'
 import { streamRoutes } from './modules/stream/index.ts'
@@ -55,9 +55,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorateRequest('auth', null as never)
   if (!options.db) app.addHook('onClose', () => ctx.db.close())
   app.addHook('onClose', () => ctx.blobs.close())
-  // Temp blobs of uploads cut short by a crash of a process (this one's predecessor, on restart).
+  // Temp blobs of uploads cut short by a crash of a process (this one's predecessor, on restart),
+  // and blobs of dropped file revisions whose removal a crash interrupted.
   app.addHook('onReady', async () => {
     await ctx.blobs.sweepTemp?.()
+    await sweepPrunedRevisions(ctx)
   })
   // Callback style, not async: this runs on every response, and a promise per request shows.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,7 +1,7 @@
 // tessera backup / restore on every dialect: an online backup taken DURING uploads and attribute
 // writes restores into a fresh data dir (PostgreSQL: a fresh database), every file of the backup
-// downloads with its sha256, and the deliveries pending for a dead receiver at backup time are
-// delivered once a live receiver answers on that URL.
+// downloads with its sha256 (an earlier revision too), and the deliveries pending for a dead
+// receiver at backup time are delivered once a live receiver answers on that URL.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -85,6 +85,11 @@ for (const factory of processTargets()) {
       const hookUrl = `http://127.0.0.1:${port}/hook`
       const hookId = await registerHook(server.baseUrl, client, 'attribute_updated', hookUrl)
 
+      // A file with an earlier revision: that revision's original must be backed up too.
+      const firstRevision = randomBytes(999)
+      const revised = await upload(server.baseUrl, client, 'revised.stl', firstRevision)
+      assert.equal((await upload(server.baseUrl, client, 'revised.stl', randomBytes(1000))).id, revised.id)
+
       // Writes in a loop while the backup runs: uploads, and attribute writes that queue deliveries.
       const uploaded: string[] = []
       let writing = true
@@ -153,6 +158,11 @@ for (const factory of processTargets()) {
       const again2 = await signIn(revived.baseUrl, user)
       for (const file of files)
         assert.equal(await downloadSha256(revived.baseUrl, again2, file.id), file.sha256)
+      const earlier = await fetch(`${revived.baseUrl}/file/${revised.id}/revisions/0/download`, {
+        headers: again2.headers,
+      })
+      assert.equal(earlier.status, 200)
+      assert.ok(Buffer.from(await earlier.arrayBuffer()).equals(firstRevision))
       await until(
         'the pending deliveries delivered',
         async () => {

@@ -236,7 +236,7 @@ function storagePathTests(state: { t: TestApp }) {
     assert.equal((await get(t, user, url, { range: 'bytes=0-1', 'if-range': etag })).statusCode, 206)
   })
 
-  test('uploading to an existing path makes a new revision; the old blob goes after commit', async () => {
+  test('uploading to an existing path makes a new revision; the old blob stays in its history', async () => {
     const { t } = state
     const user = await signedIn(t.app)
     const first = await uploadFile(t.app, user.headers, { name: 'rev.stl', data: Buffer.from('one') })
@@ -252,9 +252,12 @@ function storagePathTests(state: { t: TestApp }) {
     assert.equal(second.size, 3000)
     const secondRow = await fileRow(t, first._id)
     assert.notEqual(secondRow?.blob_key, firstRow?.blob_key)
-    assert.equal(await t.app.ctx.blobs.size(firstRow?.blob_key ?? ''), null)
+    // Kept as the earlier revision (TESSERA_FILE_REVISIONS_KEPT, default 10; file-revisions.test.ts).
+    assert.equal(await t.app.ctx.blobs.size(firstRow?.blob_key ?? ''), 3)
     assert.equal(await t.app.ctx.blobs.size(secondRow?.blob_key ?? ''), 3000)
     assert.ok((await get(t, user, `/file/${first._id}/download`)).rawPayload.equals(data))
+    const old = await get(t, user, `/file/${first._id}/revisions/${first.__v}/download`)
+    assert.equal(old.body, 'one')
     // The queued job of the first revision is superseded by the second's.
     const jobs = await jobsOf(t, first._id)
     assert.deepEqual(
@@ -297,6 +300,7 @@ function storagePathTests(state: { t: TestApp }) {
     for (const who of [owner, viewer]) {
       assert.equal((await get(t, who, `/file/${file._id}`)).statusCode, 404)
       assert.equal((await get(t, who, `/file/${file._id}/download`)).statusCode, 404)
+      assert.equal((await get(t, who, `/file/${file._id}/revisions`)).statusCode, 404)
     }
     const again = await t.app.inject({ method: 'DELETE', url: `/file/${file._id}`, headers: owner.headers })
     assert.equal(problemOf(again).code, 'NOT_FOUND')
@@ -604,6 +608,11 @@ function filesystemOnlyTests(state: { t: TestApp; rx: Receiver }) {
     const routes: Array<{ name: string; call: (u: User) => ReturnType<typeof get>; readers: boolean }> = [
       { name: 'GET /file/:id', call: (u) => get(t, u, `/file/${file._id}`), readers: true },
       { name: 'GET /file/:id/download', call: (u) => get(t, u, `/file/${file._id}/download`), readers: true },
+      {
+        name: 'GET /file/:id/revisions',
+        call: (u) => get(t, u, `/file/${file._id}/revisions`),
+        readers: true,
+      },
       {
         name: 'POST /file/:id/share',
         readers: false,

@@ -576,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (or a new revision of the file at that path)
-         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again. Emits file_uploaded.
+         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded.
          */
         post: {
             parameters: {
@@ -814,6 +814,46 @@ export interface paths {
                 };
             };
         };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The revisions of a file, newest first
+         * @description Owner, editors and viewers; 404 for anyone else. The current revision (`current: true`) and the earlier ones still kept: at most TESSERA_FILE_REVISIONS_KEPT, the oldest dropped first.
+         */
+        get: operations["listFileRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/revisions/{v}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The original bytes of one revision
+         * @description Owner, editors and viewers. As GET /file/{id}/download (ETag, If-None-Match, Range) for the revision whose `__v` is `v`, the current one included; 404 NOT_FOUND for a revision not kept.
+         */
+        get: operations["downloadFileRevision"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3918,6 +3958,25 @@ export interface components {
             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
             role: "viewer" | "editor";
         };
+        /** FileRevision */
+        FileRevision: {
+            /** @description the file’s `__v` while this revision was current; names it in the download route */
+            __v: number;
+            /**
+             * Format: date-time
+             * @description when this revision was uploaded
+             */
+            revisionDate: string;
+            /** @description bytes of the original */
+            size: number;
+            /** @description hex sha256 of the original (the download’s ETag) */
+            sha256: string;
+            name: string;
+            /** @description e-mail of the account that uploaded this revision */
+            uploadedBy: string;
+            /** @description true for the file’s current revision (the first entry) */
+            current: boolean;
+        };
         /** Webhook */
         Webhook: {
             /** @enum {string} */
@@ -4395,6 +4454,109 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description RFC 9457 problem document */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem document */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFileRevisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description newest first: the current revision, then the kept earlier ones */
+                        revisions: components["schemas"]["FileRevision"][];
+                    };
+                };
+            };
+            /** @description RFC 9457 problem document */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem document */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadFileRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description the revision’s `__v` */
+                v: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision’s original bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description RFC 9457 problem document */
             "4XX": {

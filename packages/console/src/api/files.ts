@@ -3,7 +3,7 @@
 // has no upload progress, and streaming request bodies need HTTP/2), so it is an XHR with the
 // SDK's tokens.
 import { ApiError, type Connection } from './connection.ts'
-import type { FileRecord, Folder, Listing } from './types.ts'
+import type { FileRecord, FileRevision, Folder, Listing } from './types.ts'
 
 export interface UploadProgress {
   loaded: number
@@ -14,6 +14,9 @@ function normalizeFolder(path: string): string {
   const parts = path.split('/').filter((p) => p !== '')
   return parts.length === 0 ? '/' : `/${parts.join('/')}`
 }
+
+/** What a file offers to download: the original, the GLB, or the original of an earlier revision. */
+export type Download = 'download' | 'optimized' | { revision: number }
 
 export class Files {
   readonly #connection: Connection
@@ -41,6 +44,11 @@ export class Files {
 
   getFile(id: string): Promise<FileRecord> {
     return this.#connection.signedIn.files.get(id)
+  }
+
+  /** The file's revisions, newest first (GET /file/:id/revisions). */
+  listRevisions(id: string): Promise<FileRevision[]> {
+    return this.#connection.signedIn.files.revisions(id)
   }
 
   deleteFile(id: string): Promise<void> {
@@ -104,10 +112,10 @@ export class Files {
     }
   }
 
-  /** Bytes of the original (`download`) or the optimized GLB (`optimized`), with progress. */
+  /** Bytes of the original (`download`), the optimized GLB (`optimized`) or a revision's, with progress. */
   async fetchBytes(
     id: string,
-    which: 'download' | 'optimized',
+    which: Download,
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<ArrayBuffer> {
@@ -123,7 +131,7 @@ export class Files {
   }
 
   /** Save a download to the user's disk (headers cannot ride on a plain link). */
-  async saveAs(id: string, which: 'download' | 'optimized', name: string): Promise<void> {
+  async saveAs(id: string, which: Download, name: string): Promise<void> {
     const bytes = await this.fetchBytes(id, which)
     const url = URL.createObjectURL(new Blob([bytes]))
     const a = document.createElement('a')

@@ -17,6 +17,7 @@ export type {
   Annotation,
   Configuration,
   DeliveryStatus,
+  FileRevision,
   SceneNode,
 } from '@tessera/client'
 

@@ -1,8 +1,10 @@
-// One file: state (and the failure reason in plain words), revision, downloads, sharing, delete.
+// One file: state (and the failure reason in plain words), revision and history, downloads,
+// sharing, delete.
 import { useRef, useState } from 'preact/hooks'
 import { client, type FileRecord } from '../api/index.ts'
 import { linkClick } from '../router.ts'
 import { describeError, formatBytes, formatDate } from '../util.ts'
+import { Revisions } from './revisions.tsx'
 
 export function FileDetails(props: {
   file: FileRecord
@@ -100,6 +102,7 @@ export function FileDetails(props: {
               ref={revision}
               type="file"
               hidden
+              data-testid="revision-input"
               onChange={(e) => {
                 const picked = e.currentTarget.files?.[0]
                 // A revision keeps the file's name: the server matches revisions by path.
@@ -120,6 +123,7 @@ export function FileDetails(props: {
           </>
         )}
       </div>
+      <Revisions file={f} />
       {isOwner && (
         <section aria-label="Sharing">
           <h3>Shared with</h3>

@@ -22,6 +22,8 @@ export interface Config {
   webhookMaxInFlight: number
   webhookDisableAfterMs: number
   uploadMaxBytes: number
+  /** Earlier revisions kept per file (their rows and original blobs); 0 keeps none. */
+  fileRevisionsKept: number
   conversionTimeoutMs: number
   /** Heap limit of one conversion process (V8 old space), bytes. */
   conversionMaxMemoryBytes: number
@@ -218,6 +220,13 @@ export const VARIABLES: Variable[] = [
     default: '2GiB',
     help: 'larger uploads get 413',
     parse: size(1, '1 byte'),
+  },
+  {
+    name: 'TESSERA_FILE_REVISIONS_KEPT',
+    key: 'fileRevisionsKept',
+    default: '10',
+    help: 'earlier revisions kept per file (original bytes, downloadable); 0 = keep none',
+    parse: integer(0, 1000),
   },
   {
     name: 'TESSERA_CONVERSION_TIMEOUT',

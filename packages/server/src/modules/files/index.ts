@@ -11,6 +11,7 @@ export {
 } from './access.ts'
 export { FileItems, type ItemCaller } from './items.ts'
 export { lockFile, lockFilePath } from './locks.ts'
+export { sweepPrunedRevisions } from './revisions.ts'
 export { fileRoutes } from './routes.ts'
 export { FileRecord } from './schemas.ts'
 export { discardBlob, type FileRecordShape, listFiles, recordOf, toFileRecord } from './service.ts'

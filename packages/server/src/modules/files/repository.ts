@@ -101,7 +101,7 @@ export async function filesSharedWith(db: Executor, accountId: string): Promise<
 export function findOwnFileByKey(db: Executor, ownerId: string, key: string) {
   return db
     .selectFrom('files')
-    .select(['id', 'version', 'revision_date', 'updated_at', 'blob_key'])
+    .select(['id'])
     .where('owner_id', '=', ownerId)
     .where('key', '=', key)
     .executeTakeFirst()

@@ -1,10 +1,12 @@
 // The files API: one file (read, download, delete); directory listings in listing-routes.ts, uploads
-// in upload-routes.ts, sharing in share-routes.ts. Registered in this order, which is the OpenAPI document's order.
+// in upload-routes.ts, revision history in revision-routes.ts, sharing in share-routes.ts.
+// Registered in this order, which is the OpenAPI document's order.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
 import { listingRoutes } from './listing-routes.ts'
+import { revisionRoutes } from './revision-routes.ts'
 import { FileAnswer, FileParams, FileRecord, FileView, Ok } from './schemas.ts'
 import { deleteFile, getFile, originalDownload } from './service.ts'
 import { shareRoutes } from './share-routes.ts'
@@ -23,6 +25,7 @@ export async function fileRoutes(
   listingRoutes(fastify, ctx)
   await uploadRoute(fastify, ctx, options.uploadFormat)
   oneFileRoutes(fastify, ctx)
+  revisionRoutes(fastify, ctx)
   thumbnailRoute(fastify, ctx)
   shareRoutes(fastify, ctx)
 }

@@ -12,6 +12,8 @@ import { requireFileAccess } from './access.ts'
 import { lockFile } from './locks.ts'
 import { normalizeDirectory } from './names.ts'
 import * as repo from './repository.ts'
+import { pruneAllRevisions } from './revision-repository.ts'
+import { removePrunedRevisions } from './revisions.ts'
 import type { FileRecord } from './schemas.ts'
 
 export type FileRecordShape = Static<typeof FileRecord>
@@ -100,16 +102,21 @@ export async function originalDownload(
   }
 }
 
-/** Owner only. The row, its shares and jobs go in one transaction; the blobs once it commits. */
+/**
+ * Owner only. The row, its shares and jobs go in one transaction, its earlier revisions are marked
+ * pruned in it; the blobs once it commits (the revisions' through their rows, see revisions.ts).
+ */
 export async function deleteFile(ctx: AppContext, accountId: string, fileId: string): Promise<void> {
   const { db } = ctx
-  const blobKeys = await db.kysely.transaction().execute(async (tx) => {
+  const { blobKeys, revisions } = await db.kysely.transaction().execute(async (tx) => {
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'owner')
     await dropFileJobs(tx, fileId)
-    return repo.deleteFile(tx, fileId)
+    const pruned = await pruneAllRevisions(tx, fileId, Date.now())
+    return { blobKeys: await repo.deleteFile(tx, fileId), revisions: pruned }
   })
   for (const key of blobKeys) await discardBlob(ctx, key)
+  await removePrunedRevisions(ctx, revisions)
 }
 
 /** Best effort: a blob nothing references any more; a failure leaves garbage, never a broken row. */

@@ -64,7 +64,8 @@ export async function uploadRoute(
             'UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, ' +
             'no blob, no event; a revision keeps the current one. Uploading to a path the caller already ' +
             'has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted ' +
-            'again. Emits file_uploaded.',
+            'again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). ' +
+            'Emits file_uploaded.',
           consumes: ['multipart/form-data'],
           body: UploadBody,
           response: { 200: FileAnswer },

@@ -1,8 +1,9 @@
 // Uploads and revisions. The bytes stream into the blob store under a fresh key first (constant
 // memory, measured and hashed on the way, refused past TESSERA_UPLOAD_MAX_BYTES); then one
 // transaction writes the file row (new, or the next revision of the caller's file at that path),
-// queues the conversion and emits `file_uploaded`. The replaced blob is removed once that commits,
-// the new one again if it does not, so a committed row never points at a missing blob.
+// queues the conversion and emits `file_uploaded`. A replaced revision goes into the file's history
+// (revisions.ts) with its blob; blobs of revisions pruned past the limit are removed once that
+// commits, the new one if it does not, so a committed row never points at a missing blob.
 
 import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
@@ -13,6 +14,7 @@ import { fileReaderIds } from './access.ts'
 import { lockFile, lockFilePath } from './locks.ts'
 import { fileKey } from './names.ts'
 import * as repo from './repository.ts'
+import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from './revisions.ts'
 import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from './service.ts'
 
 /** Bytes stored under a fresh key, not yet referenced by any file row. */
@@ -36,11 +38,11 @@ export interface NewUpload {
   blob: StagedBlob
 }
 
-/** Where an upload went: which revision of which file, and the blob it replaced (a revision's). */
+/** Where an upload went: which revision of which file, and the earlier revisions it pruned. */
 interface StoredRevision {
   fileId: string
   version: number
-  replacedBlob: string | null
+  pruned: PrunedRevision[]
 }
 
 /** What one upload transaction writes and reads back, named for the steps below. */
@@ -61,7 +63,7 @@ export async function commitUpload(
   upload: NewUpload,
 ): Promise<FileViewShape> {
   const key = fileKey(upload.parent, upload.name)
-  let outcome: { record: FileRecordShape; replacedBlob: string | null }
+  let outcome: { record: FileRecordShape; pruned: PrunedRevision[] }
   try {
     outcome = await ctx.db.kysely.transaction().execute(async (tx) => {
       await lockFilePath(ctx.db, tx, accountId, key)
@@ -75,42 +77,45 @@ export async function commitUpload(
         now: target.now,
       })
       const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
-      return { record, replacedBlob: stored.replacedBlob }
+      return { record, pruned: stored.pruned }
     })
   } catch (error) {
     await discardBlob(ctx, upload.blob.key)
     throw error
   }
-  if (outcome.replacedBlob && outcome.replacedBlob !== upload.blob.key) {
-    await discardBlob(ctx, outcome.replacedBlob)
-  }
+  await removePrunedRevisions(ctx, outcome.pruned)
   // Just queued: nothing converted yet.
   return { ...outcome.record, progress: 0, thumbnailUrl: null }
 }
 
 /**
  * The next revision of the caller's file at the path, if there is one: new content, conversion
- * results reset, the previous revision's queued conversion dropped.
+ * results reset, the previous revision's queued conversion dropped, the replaced revision kept in
+ * the file's history.
  */
 async function storeRevision(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision | null> {
   const { upload, now } = target
   const existing = await repo.findOwnFileByKey(tx, target.accountId, target.key)
   if (!existing) return null
   await lockFile(ctx.db, tx, existing.id)
+  // Read again under the lock: what the history keeps must be the revision this upload replaces.
+  const kept = await keepCurrentRevision(ctx, tx, existing.id, now)
+  // The file was deleted between our read and our lock: the upload makes a new one.
+  if (!kept) return null
+  const { current } = kept
   const revised = await repo.updateRevision(tx, existing.id, {
     userId: target.accountId,
     size: upload.blob.size,
     sha256: upload.blob.sha256,
     bucket: ctx.blobs.bucket,
     blobKey: upload.blob.key,
-    now: Math.max(now, existing.updated_at + 1),
+    now: Math.max(now, current.updated_at + 1),
     // Strictly later than the previous revision, even within one millisecond.
-    revisionDate: Math.max(now, existing.revision_date + 1),
+    revisionDate: Math.max(now, current.revision_date + 1),
   })
-  // The file was deleted between our read and our update: the upload makes a new one.
-  if (!revised) return null
+  if (!revised) throw new Error(`File ${existing.id} vanished under its lock.`)
   await dropQueuedJobs(tx, { fileId: existing.id, kind: 'convert' })
-  return { fileId: existing.id, version: revised.version, replacedBlob: existing.blob_key }
+  return { fileId: existing.id, version: revised.version, pruned: kept.pruned }
 }
 
 async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision> {
@@ -147,7 +152,7 @@ async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Prom
     optimized_size: 0,
     optimized_sha256: '',
   })
-  return { fileId, version: 0, replacedBlob: null }
+  return { fileId, version: 0, pruned: [] }
 }
 
 /** Emits `file_uploaded` with the record as the uploader sees it; answers that record. */

@@ -40,7 +40,18 @@ async function blobRefs(query: Query): Promise<BlobRef[]> {
     refs.push({ key: String(row.blob_key), sha256: String(row.sha256) })
     if (row.optimized_key) refs.push({ key: String(row.optimized_key), sha256: String(row.optimized_sha256) })
   }
-  return refs
+  return [...refs, ...(await revisionRefs(query))]
+}
+
+/**
+ * The originals of kept earlier revisions. Pruned ones are left out: their blobs are being removed.
+ * A database not yet migrated to 0018_file_revisions has none (and no table to ask).
+ */
+async function revisionRefs(query: Query): Promise<BlobRef[]> {
+  const [migrated] = await query("select name from kysely_migration where name = '0018_file_revisions'")
+  if (!migrated) return []
+  const rows = await query('select blob_key, sha256 from file_revisions where pruned_at is null')
+  return rows.map((row) => ({ key: String(row.blob_key), sha256: String(row.sha256) }))
 }
 
 async function describe(query: Query): Promise<Omit<Snapshot, 'database' | 'schema'>> {

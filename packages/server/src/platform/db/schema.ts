@@ -160,6 +160,28 @@ export interface FileSharesTable {
   created_at: number
 }
 
+/**
+ * An earlier revision of a file (migration 0018_file_revisions); the current one is the `files`
+ * row. `version` is the file's `__v` while it was current.
+ */
+export interface FileRevisionsTable {
+  file_id: string
+  version: number
+  name: string
+  size: number
+  sha256: string
+  /** The revision's original bytes, kept in the store while this row is. */
+  blob_key: string
+  /** Account that uploaded this revision. */
+  uploaded_by: string
+  revision_date: number
+  /**
+   * Set when the revision was dropped (past TESSERA_FILE_REVISIONS_KEPT, or with its file): no longer
+   * listed, its blob is being removed, then the row. A row left so by a crash is finished at start-up.
+   */
+  pruned_at: number | null
+}
+
 /** The process registry (platform/workers.ts): one row per live or recently dead worker. */
 export interface WorkersTable {
   /** The worker's ID, the `leased_by` of its jobs. */
@@ -281,6 +303,7 @@ export interface Database {
   login_failures: LoginFailuresTable
   files: FilesTable
   file_shares: FileSharesTable
+  file_revisions: FileRevisionsTable
   webhooks: WebhooksTable
   events: EventsTable
   event_stream: EventStreamTable

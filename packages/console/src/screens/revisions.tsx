@@ -1,0 +1,70 @@
+// The revision history in a file's details: each revision's number, date, size and uploader, and
+// the original bytes of the earlier ones (the current one is "Download original" above).
+import { useEffect, useState } from 'preact/hooks'
+import { client, type FileRecord, type FileRevision, isMissingRoute } from '../api/index.ts'
+import { describeError, formatBytes, formatDate } from '../util.ts'
+
+export function Revisions(props: { file: FileRecord }) {
+  const f = props.file
+  const [revisions, setRevisions] = useState<FileRevision[] | null>(null)
+  const [error, setError] = useState('')
+
+  // Reloaded whenever the record changes (`__v`): a new revision, or a share, shows at once.
+  useEffect(() => {
+    let stale = false
+    setError('')
+    client.files.listRevisions(f._id).then(
+      (list) => {
+        if (!stale) setRevisions(list)
+      },
+      (e: unknown) => {
+        if (stale) return
+        // A server without revision history: the section stays away.
+        setRevisions(isMissingRoute(e) ? null : [])
+        if (!isMissingRoute(e)) setError(describeError(e))
+      },
+    )
+    return () => {
+      stale = true
+    }
+  }, [f._id, f.__v])
+
+  if (revisions === null) return null
+  const me = client.session.identity?.email.toLowerCase()
+  return (
+    <section aria-label="Revisions">
+      <h3>Revisions</h3>
+      <ul class="shares revisions">
+        {revisions.map((r) => (
+          <li key={r.__v} data-revision={r.__v}>
+            <span>
+              #{r.__v} · {formatDate(r.revisionDate)} · {formatBytes(r.size)} ·{' '}
+              {r.uploadedBy.toLowerCase() === me ? 'you' : r.uploadedBy}
+            </span>
+            {r.current ? (
+              <span class="tag">current</span>
+            ) : (
+              <button
+                type="button"
+                class="ghost small"
+                aria-label={`Download revision ${r.__v}`}
+                onClick={() =>
+                  void client.files
+                    .saveAs(f._id, { revision: r.__v }, r.name)
+                    .catch((e: unknown) => setError(describeError(e)))
+                }
+              >
+                Download
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  )
+}
