@@ -3,12 +3,16 @@
 import type { TesseraError } from './errors.ts'
 import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
-import { type ApiClient, createApi, type HttpOptions, type Tokens, unwrap } from './http.ts'
+import { type ApiClient, createApi, credentialsOf, type HttpOptions, type Tokens, unwrap } from './http.ts'
 import { Annotations, Configurations, SceneAttributes } from './records.ts'
 import { SessionKeeper, type SessionOptions, tokenFromCookies } from './session.ts'
 import { Webhooks } from './webhook-api.ts'
 
-export type Credentials = { username: string; password: string } | { authToken: string }
+export type Credentials =
+  | { username: string; password: string }
+  | { authToken: string }
+  /** Cookie mode only: a new session for the auth cookie already held (e.g. taking the license back). */
+  | { cookies: true }
 
 /** Who logged in, from the login answer (connect with a username and password). */
 export interface Account {
@@ -16,6 +20,15 @@ export interface Account {
   email: string
 }
 export type ConnectOptions = HttpOptions & SessionOptions & Credentials
+
+function cookieLogin(options: HttpOptions): { cookie?: true } {
+  return options.cookies ? { cookie: true } : {}
+}
+
+async function currentAccount(api: ApiClient): Promise<Account> {
+  const { account } = await unwrap(api.GET('/account/me'))
+  return { username: account.username, email: account.email }
+}
 
 export class Tessera {
   readonly files: Files
@@ -48,6 +61,7 @@ export class Tessera {
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       tokens,
       headers: options.headers ?? {},
+      credentials: credentialsOf(options),
     }
     this.files = new Files(api, (o) => this.events(o))
     this.attributes = new SceneAttributes(api)
@@ -66,15 +80,31 @@ export class Tessera {
     const api = createApi(options, tokens)
     let account: Account | undefined
     if ('authToken' in options) tokens.auth = options.authToken
-    else {
+    else if ('username' in options) {
       const body = { username: options.username, password: options.password }
-      const login = await unwrap(api.POST('/account/login/', { body }))
-      tokens.auth = tokenFromCookies(login.cookies)
+      const login = await unwrap(api.POST('/account/login/', { body: { ...body, ...cookieLogin(options) } }))
+      // Cookie mode: the token is an HttpOnly cookie, out of reach (and out of the answer).
+      if (!options.cookies) tokens.auth = tokenFromCookies(login.cookies)
       account = { username: login.username, email: login.email }
-    }
+    } else if (!options.cookies) throw new TypeError('connect: give username and password, or authToken')
     const session = new SessionKeeper(api, tokens, options)
     await session.open()
+    if (options.cookies && !account) account = await currentAccount(api)
     return new Tessera(api, tokens, session, options, account)
+  }
+
+  /**
+   * Cookie mode (browsers): the session the cookies already hold, e.g. after a page reload. Renews it
+   * (`PUT /account/session`) and learns who it is (`GET /account/me`); throws a TesseraError (401)
+   * when there is none or it no longer works, so the page shows its sign-in. Never opens a session:
+   * that would supersede one in another tab.
+   */
+  static async resume(options: HttpOptions & SessionOptions & { cookies: true }): Promise<Tessera> {
+    const tokens: Tokens = { auth: '', session: '' }
+    const api = createApi(options, tokens)
+    const session = new SessionKeeper(api, tokens, options)
+    await session.resume()
+    return new Tessera(api, tokens, session, options, await currentAccount(api))
   }
 
   /**
@@ -89,7 +119,7 @@ export class Tessera {
     return liveEvents(this.transport, options)
   }
 
-  /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. */
+  /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. Empty in cookie mode. */
   get authToken(): string {
     return this.tokens.auth
   }

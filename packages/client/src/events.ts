@@ -77,6 +77,8 @@ export interface StreamTransport {
   fetch: typeof globalThis.fetch
   tokens: Tokens
   headers: Record<string, string>
+  /** `include` in cookie mode (the cookies are the credentials), else `omit`. */
+  credentials?: 'include' | 'omit'
 }
 
 const MAX_BACKOFF_MS = 30_000
@@ -129,7 +131,7 @@ async function open(
   try {
     response = await transport.fetch(`${transport.url.replace(/\/+$/, '')}/events/stream${query}`, {
       headers,
-      credentials: 'omit',
+      credentials: transport.credentials ?? 'omit',
       redirect: 'error',
       ...(options.signal ? { signal: options.signal } : {}),
     })

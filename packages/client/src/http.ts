@@ -14,6 +14,13 @@ export interface Tokens {
 
 export interface HttpOptions {
   url: string
+  /**
+   * Browsers: sign in by cookie (`POST /account/login/` with `cookie: true`). The tokens then live in
+   * HttpOnly cookies no script can read, survive a reload (`Tessera.resume`), and every request
+   * carries `X-Tessera-CSRF` (the server's CSRF rule for cookie writes). Default false: tokens as
+   * headers, cookies never stored nor sent.
+   */
+  cookies?: boolean
   /** A fetch of your own (proxies, tests); default globalThis.fetch. */
   fetch?: typeof globalThis.fetch
   /** Extra headers for every call. */
@@ -24,9 +31,10 @@ export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
   const api = createClient<paths>({
     baseUrl: options.url.replace(/\/+$/, ''),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    // Tokens travel as headers only. `omit` also makes browsers ignore the X-Service-Session cookie
-    // the session call sets: a cookie sent back next to the headers is 400 AMBIGUOUS_CREDENTIALS.
-    credentials: 'omit',
+    // Header mode: tokens travel as headers only. `omit` also makes browsers ignore the
+    // X-Service-Session cookie the session call sets: a cookie sent back next to the headers is 400
+    // AMBIGUOUS_CREDENTIALS. Cookie mode: the cookies are the credentials (also to a listed CORS origin).
+    credentials: credentialsOf(options),
     // The API never redirects, and a redirect must not carry the tokens elsewhere. `error` also
     // keeps Node's fetch from teeing a streamed upload body for a possible redirect, which held the
     // whole upload in memory (undici issue 4058); `manual` does not avoid that.
@@ -35,6 +43,11 @@ export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
   })
   api.use({
     onRequest({ request }) {
+      if (options.cookies) {
+        // Any value will do: a foreign page cannot add a custom header without a CORS preflight.
+        request.headers.set('x-tessera-csrf', '1')
+        return request
+      }
       if (tokens.auth && !request.headers.has('authorization')) {
         request.headers.set('authorization', `Bearer ${tokens.auth}`)
       }
@@ -43,6 +56,10 @@ export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
     },
   })
   return api
+}
+
+export function credentialsOf(options: Pick<HttpOptions, 'cookies'>): 'include' | 'omit' {
+  return options.cookies ? 'include' : 'omit'
 }
 
 interface Answer<T> {

@@ -32,6 +32,8 @@ export function tokenFromCookies(cookies: string | undefined): string {
 export class SessionKeeper {
   #timer: ReturnType<typeof setTimeout> | undefined
   #closed = false
+  /** A session was opened or resumed (in cookie mode the token is a cookie, not in `tokens`). */
+  #active = false
   /** When the server said the session expires without another keep-alive. */
   expiresAt: Date | undefined
   /** Why the session stopped working, once it did. */
@@ -39,9 +41,9 @@ export class SessionKeeper {
 
   private readonly api: ApiClient
   private readonly tokens: Tokens
-  private readonly options: SessionOptions
+  private readonly options: SessionOptions & { cookies?: boolean }
 
-  constructor(api: ApiClient, tokens: Tokens, options: SessionOptions) {
+  constructor(api: ApiClient, tokens: Tokens, options: SessionOptions & { cookies?: boolean }) {
     this.api = api
     this.tokens = tokens
     this.options = options
@@ -50,9 +52,17 @@ export class SessionKeeper {
   /** Takes a license; 402 NoLicenseAvailableError when none is free. */
   async open(): Promise<void> {
     const answer = await unwrap(this.api.POST('/account/session', {}))
-    this.tokens.session = answer.jwt
+    // Cookie mode: the session token is the cookie the answer set; the SDK keeps no copy.
+    if (!this.options.cookies) this.tokens.session = answer.jwt
+    this.#active = true
     // The session answer does not say the TTL; the first keep-alive does (expiresAt).
     await this.keepAlive()
+  }
+
+  /** Cookie mode: the session the cookies already hold, if it still works (a keep-alive says so). */
+  async resume(): Promise<void> {
+    await this.keepAlive()
+    this.#active = true
   }
 
   /** PUT /account/session now; reschedules the automatic one. */
@@ -97,7 +107,7 @@ export class SessionKeeper {
   /** Stops the keep-alive and ends the session at once (POST /account/logout): the license is free now. */
   async logout(): Promise<void> {
     this.stop()
-    if (!this.tokens.session || this.lost) return
+    if (!this.#active || this.lost) return
     await unwrap(this.api.POST('/account/logout', {}))
   }
 
@@ -105,7 +115,7 @@ export class SessionKeeper {
   async close(): Promise<Date | undefined> {
     this.#closed = true
     clearTimeout(this.#timer)
-    if (!this.tokens.session || this.lost) return undefined
+    if (!this.#active || this.lost) return undefined
     const answer = await unwrap(this.api.DELETE('/account/session', {}))
     return new Date(answer.effectiveAt)
   }

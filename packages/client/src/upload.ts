@@ -33,6 +33,7 @@ interface Xhr {
   getAllResponseHeaders(): string
   send(body: Blob): void
   abort(): void
+  withCredentials: boolean
   readonly status: number
   readonly responseText: string
   upload: { onprogress: ((event: { loaded: number }) => void) | null; onload: (() => void) | null }
@@ -91,6 +92,8 @@ function xhrFetch(
       if (!XHR) throw new TypeError('XMLHttpRequest is not available')
       const xhr = new XHR()
       xhr.open(request.method, request.url)
+      // Cookie mode (credentials 'include'): the cookies go along, also to another origin.
+      xhr.withCredentials = request.credentials === 'include'
       request.headers.forEach((value, key) => {
         xhr.setRequestHeader(key, value)
       })

@@ -146,3 +146,58 @@ test('Chromium: connect, list, upload a Blob with progress, wait until ready, ve
   )
   assert.deepEqual(verified, { event: 'file_uploaded', refused: 'bad_signature' })
 })
+
+test('Chromium, cookie mode: HttpOnly tokens, CSRF header on writes, upload, events, resume after a reload, logout', async () => {
+  const page = await browser.newPage()
+  await page.addInitScript('globalThis.__name = (f) => f')
+  const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  await page.goto(`${origin}/`)
+  const signedIn = await page.evaluate(async (credentials) => {
+    const { Tessera } = await import('/sdk.js' as string)
+    const tessera = await Tessera.connect({ url: location.origin, ...credentials, cookies: true })
+    const blob = await (await fetch('/small-house.ifc')).blob()
+    const events = tessera.events({ events: ['file_uploaded'] })
+    const first = events.next()
+    const file = await tessera.files.upload(new File([blob], 'cookie-house.ifc'), { parent: '/cookie' })
+    const event = await first
+    await events.return(undefined)
+    return {
+      authToken: tessera.authToken,
+      sessionToken: tessera.sessionToken,
+      scriptCookies: document.cookie,
+      account: tessera.account,
+      uploaded: file.key,
+      event: event.value?.envelope?.event,
+      listed: (await tessera.files.list('/cookie')).map((f: { key: string }) => f.key),
+    }
+  }, tessera.admin)
+  assert.deepEqual(signedIn, {
+    authToken: '',
+    sessionToken: '',
+    scriptCookies: '',
+    account: { username: tessera.admin.username, email: signedIn.account.email },
+    uploaded: '/cookie/cookie-house.ifc',
+    event: 'file_uploaded',
+    listed: ['/cookie/cookie-house.ifc'],
+  })
+  const cookies = await page.context().cookies(origin)
+  assert.deepEqual(cookies.map((c) => [c.name, c.httpOnly]).sort(), [
+    ['X-Service-Session', true],
+    ['jsonwebtoken', true],
+  ])
+
+  // A reload: no token in the page any more; the cookies still hold the session.
+  await page.reload()
+  const resumed = await page.evaluate(async () => {
+    const { Tessera } = await import('/sdk.js' as string)
+    const tessera = await Tessera.resume({ url: location.origin, cookies: true })
+    const listed = (await tessera.files.list('/cookie')).length
+    await tessera.logout()
+    const again = await Tessera.resume({ url: location.origin, cookies: true }).catch(
+      (e: { status: number }) => e.status,
+    )
+    return { username: tessera.account?.username, listed, again }
+  })
+  assert.deepEqual(resumed, { username: tessera.admin.username, listed: 1, again: 401 })
+  await page.close()
+})

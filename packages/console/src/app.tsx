@@ -33,12 +33,23 @@ const NAV = [
 export function App() {
   const location = useLocation()
   const [identity, setIdentity] = useState(client.session.identity)
+  // On load: the session the cookies may still hold (a reload, another tab) before asking to sign in.
+  const [resuming, setResuming] = useState(identity === null)
   const [lost, setLost] = useState<SessionLostCode | null>(null)
   const [banner, setBanner] = useState('')
   // Bumped when the session comes back, so screens reload what failed meanwhile.
   const [epoch, setEpoch] = useState(0)
 
   useEffect(() => client.connection.onSessionLost((code) => setLost(code)), [])
+  useEffect(() => {
+    if (!resuming) return
+    client.session
+      .resume()
+      .then(setIdentity, () => {
+        // No session in the cookies (or it ended): the sign-in screen.
+      })
+      .finally(() => setResuming(false))
+  }, [resuming])
 
   async function takeBack(): Promise<void> {
     try {
@@ -58,6 +69,13 @@ export function App() {
     navigate('/', true)
   }
 
+  if (resuming) {
+    return (
+      <main class="resuming" aria-busy="true">
+        <p class="hint">Signing in…</p>
+      </main>
+    )
+  }
   if (!identity || (lost && !RECOVERABLE.has(lost))) {
     return (
       <SignIn

@@ -125,6 +125,8 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
       target.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }))
     })
     await page.locator('.uploads li').nth(3).waitFor()
+    // The list follows each finished upload: all four are listed (in whatever state they reached).
+    await page.locator('section.list[data-count="4"]').waitFor()
     await shot(page, 'files-uploading')
     for (const name of ['small-house.ifc', 'cube.stl', 'car.glb']) {
       await row(page, name).locator('[data-state="ready"]').waitFor({ timeout: 120_000 })
@@ -134,6 +136,19 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     const reason = await page.getByTestId('failure-reason').textContent()
     assert.match(reason ?? '', /gl(b|tf)|read|pars|invalid|corrupt/i)
     await shot(page, 'files-failed-conversion')
+  })
+
+  it('stays signed in across a reload: the tokens are HttpOnly cookies, never in the page', async () => {
+    const cookies = await page.context().cookies(server.baseUrl)
+    assert.deepEqual(cookies.map((c) => [c.name, c.httpOnly]).sort(), [
+      ['X-Service-Session', true],
+      ['jsonwebtoken', true],
+    ])
+    assert.equal(await page.evaluate(() => document.cookie), '', 'no token readable by scripts')
+    await page.reload()
+    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await row(page, 'car.glb').waitFor()
+    assert.equal(await page.getByRole('heading', { name: 'Sign in to Tessera' }).count(), 0)
   })
 
   it('keeps the list live on the event stream: no polling once nothing converts', async () => {
@@ -312,8 +327,11 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await row(page, 'car.glb').waitFor()
   })
 
-  it('signs out (the session is deleted) with no console errors along the way', async () => {
+  it('signs out (the session is deleted, the cookies cleared) with no console errors along the way', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to Tessera' }).waitFor()
+    assert.deepEqual(await page.context().cookies(server.baseUrl), [])
+    await page.reload()
     await page.getByRole('heading', { name: 'Sign in to Tessera' }).waitFor()
     assert.deepEqual(errors, [])
   })

@@ -83,6 +83,34 @@ for (const dialect of dialects()) {
       assert.equal(plain.headers['set-cookie'], undefined)
     })
 
+    test('GET /account/me says who the cookies (or headers) belong to; 401 once signed out', async () => {
+      const account = await newAccount(t.app)
+      const { cookie } = await browserSignIn(account.username, account.password)
+      const me = await t.app.inject({ method: 'GET', url: '/account/me', headers: { cookie } })
+      assert.equal(me.statusCode, 200, me.body)
+      const answer = me.json() as {
+        success: boolean
+        account: { id: string; email: string; username: string; isAdmin: boolean }
+      }
+      assert.deepEqual(
+        { ...answer, account: { ...answer.account, id: typeof answer.account.id } },
+        {
+          success: true,
+          account: { id: 'string', email: account.email, username: account.username, isAdmin: false },
+        },
+      )
+      const logout = await t.app.inject({
+        method: 'POST',
+        url: '/account/logout',
+        headers: { cookie, ...csrf },
+      })
+      assert.equal(logout.statusCode, 200, logout.body)
+      const after = await t.app.inject({ method: 'GET', url: '/account/me', headers: { cookie } })
+      assert.equal(after.statusCode, 401)
+      const anonymous = await t.app.inject({ method: 'GET', url: '/account/me' })
+      assert.equal(anonymous.statusCode, 401)
+    })
+
     test('cookie login without CSRF proof is 403 CSRF_REJECTED; a same-origin Origin passes', async () => {
       const account = await newAccount(t.app)
       const payload = { username: account.username, password: account.password, cookie: true }

@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the presented tokens belong to
+         * @description The account of the auth token and session presented (headers or cookies): a browser signed in by cookie learns who it is after a reload, where scripts cannot read the token. Answers from the authentication itself; 401 like any call when the tokens no longer work.
+         */
+        get: operations["currentAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/password": {
         parameters: {
             query?: never;
@@ -3795,6 +3815,13 @@ export interface components {
             /** @description Stable error code; see the API description for each. */
             code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
         };
+        /** CurrentAccount */
+        CurrentAccount: {
+            id: string;
+            email: string;
+            username: string;
+            isAdmin: boolean;
+        };
         /** FileRecord */
         FileRecord: {
             _id: string;
@@ -4216,6 +4243,48 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    currentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        account: components["schemas"]["CurrentAccount"];
+                    };
+                };
+            };
+            /** @description RFC 9457 problem document */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem document */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     changePassword: {
         parameters: {
             query?: never;

@@ -1,9 +1,8 @@
-// The console's connection to the API: the SDK's Tessera (@tessera/client) once signed in. Every
-// call goes through the SDK's typed client (types generated from openapi.json), with the SDK's
-// errors, keep-alive and sign-out; the SDK keeps the tokens in memory and sends them as headers with
-// `credentials: 'omit'` (the X-Service-Session cookie the session call sets is never stored, so it
-// cannot ride next to the headers as AMBIGUOUS_CREDENTIALS). What a page adds on top: one place that
-// notices a lost session, from any call, and tells the app (its banner offers to take it back).
+// The console's connection to the API: the SDK's Tessera (@tessera/client) once signed in, in
+// cookie mode (the tokens are HttpOnly cookies, every request carries the CSRF header). Every call
+// goes through the SDK's typed client (types generated from openapi.json), with the SDK's errors,
+// keep-alive and sign-out. What a page adds on top: one place that notices a lost session, from any
+// call, and tells the app (its banner offers to take it back).
 import { type Tessera, TesseraError } from '@tessera/client'
 
 export { TesseraError as ApiError }

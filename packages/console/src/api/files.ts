@@ -1,7 +1,6 @@
-// Files: listings, uploads with byte progress, conversion progress, sharing and downloads, through
-// the SDK (tessera.files), except the upload: browsers report upload progress only for XHR (fetch
-// has no upload progress, and streaming request bodies need HTTP/2), so it is an XHR with the
-// SDK's tokens.
+// Files: listings, uploads with byte progress, conversion progress, sharing, downloads and
+// revisions, through the SDK (tessera.files; in browsers its upload is an XHR, the one way to get
+// upload progress over HTTP/1.1).
 import { ApiError, type Connection } from './connection.ts'
 import type { FileRecord, FileRevision, Folder, Listing } from './types.ts'
 
@@ -70,29 +69,11 @@ export class Files {
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<FileRecord> {
-    const tessera = this.#connection.signedIn
-    const form = new FormData()
-    form.append('parent', normalizeFolder(parent))
-    form.append('file', file, file.name)
-    return new Promise((resolve, reject) => {
-      const xhr = new XMLHttpRequest()
-      xhr.open('POST', `${this.#connection.url}/file/upload/`)
-      xhr.setRequestHeader('accept', 'application/json')
-      xhr.setRequestHeader('authorization', `Bearer ${tessera.authToken}`)
-      xhr.setRequestHeader('x-service-session', tessera.sessionToken)
-      xhr.upload.onprogress = (e) => onProgress?.({ loaded: e.loaded, total: e.total || file.size })
-      const failed = (code: 'NETWORK_ERROR' | 'ABORTED', detail: string) =>
-        reject(new ApiError({ status: 0, code, detail }))
-      xhr.onerror = () => failed('NETWORK_ERROR', 'The upload failed.')
-      xhr.onabort = () => failed('ABORTED', 'Upload cancelled.')
-      xhr.onload = () => {
-        const body = parsed(xhr.responseText)
-        if (xhr.status === 200 && body.file) return resolve(body.file)
-        if (typeof body.code === 'string') this.#connection.notice(body.code)
-        reject(uploadError(xhr.status, body))
-      }
-      signal?.addEventListener('abort', () => xhr.abort())
-      xhr.send(form)
+    return this.#connection.signedIn.files.upload(file, {
+      name: file.name,
+      parent: normalizeFolder(parent),
+      ...(signal ? { signal } : {}),
+      onProgress: (p) => onProgress?.({ loaded: p.loaded, total: p.total ?? file.size }),
     })
   }
 
@@ -140,24 +121,4 @@ export class Files {
     a.click()
     setTimeout(() => URL.revokeObjectURL(url), 10_000)
   }
-}
-
-interface UploadAnswer {
-  file?: FileRecord
-  code?: unknown
-  detail?: unknown
-}
-
-function parsed(text: string): UploadAnswer {
-  try {
-    return JSON.parse(text) as UploadAnswer
-  } catch {
-    return {} // not JSON (a proxy's page): the status alone has to do
-  }
-}
-
-function uploadError(status: number, body: UploadAnswer): ApiError {
-  const code = typeof body.code === 'string' ? body.code : 'UNEXPECTED_RESPONSE'
-  const detail = typeof body.detail === 'string' ? body.detail : `HTTP ${status}`
-  return new ApiError({ status, code: code as ApiError['code'], detail })
 }

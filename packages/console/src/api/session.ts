@@ -1,5 +1,7 @@
-// Sign-in, the session's keep-alive and sign-out, through the SDK: Tessera.connect logs in, takes a
-// license and keeps the session alive; logout() ends it at once (the license is free now).
+// Sign-in, the session's keep-alive and sign-out, through the SDK in cookie mode: Tessera.connect
+// logs in (the tokens become HttpOnly cookies no script can read), takes a license and keeps the
+// session alive; Tessera.resume picks the session up again after a reload; logout() ends it at once
+// (the license is free now) and clears the cookies.
 import { Tessera } from '@tessera/client'
 import type { Connection } from './connection.ts'
 
@@ -23,19 +25,19 @@ export class Session {
   /** Log in, then take a license; keeps the session alive until close(). */
   async connect(username: string, password: string): Promise<Identity> {
     // No license (402) or any other refusal throws before anything is kept: nothing half-signed-in.
-    const tessera = await Tessera.connect({ url: this.#connection.url, username, password, ...this.#hooks() })
-    this.#take(tessera)
-    this.identity = tessera.account ?? { username, email: '' }
-    return this.identity
+    const tessera = await Tessera.connect({ ...this.#options(), username, password })
+    return this.#take(tessera)
   }
 
-  /** A new session for the same auth token: takes the license back from a session elsewhere. */
+  /** After a reload: the session the cookies hold, if it still works (else the sign-in screen). */
+  async resume(): Promise<Identity> {
+    return this.#take(await Tessera.resume(this.#options()))
+  }
+
+  /** A new session for the same sign-in (the auth cookie): takes the license back from elsewhere. */
   async openSession(): Promise<void> {
-    const previous = this.#connection.signedIn
-    previous.stopKeepAlive()
-    this.#take(
-      await Tessera.connect({ url: this.#connection.url, authToken: previous.authToken, ...this.#hooks() }),
-    )
+    this.#connection.signedIn.stopKeepAlive()
+    this.#take(await Tessera.connect(this.#options()))
   }
 
   /** Sign out: ends the session at once (its license is free); always succeeds locally. */
@@ -59,15 +61,19 @@ export class Session {
     this.identity = null
   }
 
-  #hooks() {
+  #options() {
     return {
+      url: this.#connection.url,
+      cookies: true as const,
       fetch: this.#connection.fetch,
       onSessionLost: (error: { code: string }) => this.#connection.notice(error.code),
     }
   }
 
-  #take(tessera: Tessera): void {
+  #take(tessera: Tessera): Identity {
     this.#connection.tessera = tessera
     this.#connection.lost = null
+    this.identity = tessera.account ?? this.identity ?? { username: '', email: '' }
+    return this.identity
   }
 }

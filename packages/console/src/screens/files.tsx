@@ -85,7 +85,8 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
         const file = u.fileId ? files.find((f) => f._id === u.fileId) : undefined
         if (!file || u.phase === 'uploading') return u
         const phase = file.state === 'ready' ? 'ready' : file.state === 'error' ? 'error' : 'converting'
-        return { ...u, phase, progress: file.progress ?? 0, error: file.error ?? u.error }
+        const queued = file.state === 'queued'
+        return { ...u, phase, queued, progress: file.progress ?? 0, error: file.error ?? u.error }
       }),
     )
   }, [files])

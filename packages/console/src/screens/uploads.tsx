@@ -7,6 +7,8 @@ export interface Upload {
   loaded: number
   total: number
   phase: 'uploading' | 'converting' | 'ready' | 'error'
+  /** While converting: the file waits for a worker (queued) or is being converted. */
+  queued?: boolean
   progress: number
   fileId?: string
   error?: string | null
@@ -14,6 +16,7 @@ export interface Upload {
 
 function label(u: Upload): string {
   if (u.phase === 'uploading') return `Uploading ${formatBytes(u.loaded)} of ${formatBytes(u.total)}`
+  if (u.phase === 'converting' && u.queued) return 'Queued for conversion'
   if (u.phase === 'converting') return `Converting ${Math.round(u.progress)}%`
   if (u.phase === 'ready') return 'Ready'
   return `Failed: ${u.error ?? 'unknown reason'}`

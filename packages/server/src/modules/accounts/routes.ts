@@ -3,10 +3,11 @@ import type { FastifyInstance } from 'fastify'
 import { AUTH_COOKIE, credentialCookie, requireCsrfProof, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { changePassword } from './changes.ts'
-import { LoginBody, LoginResult, Ok, PasswordBody } from './schemas.ts'
+import { CurrentAccount, CurrentAccountAnswer, LoginBody, LoginResult, Ok, PasswordBody } from './schemas.ts'
 import { login } from './service.ts'
 
 export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  fastify.addSchema(CurrentAccount)
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.post(
     '/account/login/',
@@ -42,6 +43,26 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
         reply.clearCookie(SESSION_COOKIE, credentialCookie(request, 'lax', 0))
       }
       return answer
+    },
+  )
+
+  app.get(
+    '/account/me',
+    {
+      schema: {
+        tags: ['accounts'],
+        operationId: 'currentAccount',
+        summary: 'Who the presented tokens belong to',
+        description:
+          'The account of the auth token and session presented (headers or cookies): a browser signed ' +
+          'in by cookie learns who it is after a reload, where scripts cannot read the token. Answers ' +
+          'from the authentication itself; 401 like any call when the tokens no longer work.',
+        response: { 200: CurrentAccountAnswer },
+      },
+    },
+    async (request) => {
+      const { accountId, email, username, isAdmin } = request.auth
+      return { success: true as const, account: { id: accountId, email, username, isAdmin } }
     },
   )
 

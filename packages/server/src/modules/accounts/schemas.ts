@@ -40,6 +40,22 @@ export const PasswordBody = Type.Object(
 
 export const Ok = Type.Object({ success: Type.Literal(true) })
 
+/** Who the presented tokens belong to (GET /account/me). */
+export const CurrentAccount = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    username: Type.String(),
+    isAdmin: Type.Boolean(),
+  },
+  { $id: 'CurrentAccount', title: 'CurrentAccount' },
+)
+
+export const CurrentAccountAnswer = Type.Object({
+  success: Type.Literal(true),
+  account: Type.Ref('CurrentAccount'),
+})
+
 export const AccountView = Type.Object(
   {
     id: Type.String(),
