@@ -447,9 +447,10 @@ for (const dialect of dialects()) {
           `${longestCpu.toFixed(1)} ms CPU`,
       )
       assert.equal(seen, 10_000)
-      // 150 ms: the process's CPU time also counts V8's parallel GC threads; one 1,000-row page
-      // takes ~40 ms on the main thread here, and a stall of the whole list would be seconds.
-      assert.ok(longestCpu < 150, `event loop held ${longestCpu.toFixed(1)} ms of CPU between ticks`)
+      // 250 ms: the process's CPU time also counts V8's parallel GC threads (a CI run beside other
+      // work saw 163 ms on PostgreSQL); one 1,000-row page takes ~40 ms on the main thread here, and a
+      // stall of the whole list would be the whole run's CPU, well over a second.
+      assert.ok(longestCpu < 250, `event loop held ${longestCpu.toFixed(1)} ms of CPU between ticks`)
     })
   })
 }

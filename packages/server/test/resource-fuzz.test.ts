@@ -297,7 +297,8 @@ for (const dialect of dialects()) {
         me.sessionToken = (res.json() as { jwt: string }).jwt
         me.headers['x-service-session'] = me.sessionToken
       }
-      if (op.method === 'delete' && op.path === '/account/session') {
+      // Both end the session: take a new one (logout answers 200 even when nothing was ended).
+      if ((op.method === 'delete' && op.path === '/account/session') || op.path === '/account/logout') {
         me.sessionToken = await openSession(t.app, me.authToken)
         me.headers['x-service-session'] = me.sessionToken
       }

@@ -2,11 +2,12 @@
 // as ever, paged past 1,000 files), the console's folder view (`?path=`), and the files shared with
 // the caller.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../platform/context.ts'
 import {
   type DirectoryPage,
+  type Folder as FolderEntry,
   LISTING_PAGE_MAX,
   listDirectoryPage,
   listFolders,
@@ -64,12 +65,27 @@ const SharedListing = Type.Object({
 })
 
 /**
+ * A listing's JSON text, the files spliced in as their stored texts (view-json.ts): the `Listing`
+ * schema's shape, written here because the route's serializer would parse and rebuild every file.
+ */
+function listingJson(page: DirectoryPage, extra: { nextCursor?: boolean; folders?: FolderEntry[] }): string {
+  let text = `{"success":true,"files":[${page.filesJson.join(',')}]`
+  if (extra.nextCursor) text += `,"nextCursor":${JSON.stringify(page.nextCursor)}`
+  if (extra.folders) text += `,"folders":${JSON.stringify(extra.folders)}`
+  return `${text}}`
+}
+
+/**
  * The specification's answer `{success, files}` when it fits one page and the client did not page;
  * otherwise `nextCursor` too (a client that does not page ignores it and sees the first page).
  */
-function specAnswer(page: DirectoryPage, paging: boolean) {
-  const base = { success: true as const, files: page.files }
-  return paging || page.nextCursor !== null ? { ...base, nextCursor: page.nextCursor } : base
+function sendSpecAnswer(reply: FastifyReply, page: DirectoryPage, paging: boolean): FastifyReply {
+  return sendJson(reply, listingJson(page, { nextCursor: paging || page.nextCursor !== null }))
+}
+
+function sendJson(reply: FastifyReply, text: string): FastifyReply {
+  // A string with a JSON content type goes out as it is (no second serialization).
+  return reply.type('application/json; charset=utf-8').send(text)
 }
 
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
@@ -96,13 +112,13 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         response: { 200: Listing },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { path, limit, cursor } = request.query
       const page = await listDirectoryPage(ctx, request.auth.accountId, path ?? '/', { limit, cursor })
-      if (path === undefined) return specAnswer(page, limit !== undefined || cursor !== undefined)
-      const answer = { success: true as const, files: page.files, nextCursor: page.nextCursor }
-      if (cursor !== undefined) return answer
-      return { ...answer, folders: await listFolders(ctx, request.auth.accountId, path) }
+      if (path === undefined) return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
+      if (cursor !== undefined) return sendJson(reply, listingJson(page, { nextCursor: true }))
+      const folders = await listFolders(ctx, request.auth.accountId, path)
+      return sendJson(reply, listingJson(page, { nextCursor: true, folders }))
     },
   )
 
@@ -119,13 +135,13 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         response: { 200: Listing },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit, cursor } = request.query
       const page = await listDirectoryPage(ctx, request.auth.accountId, request.params['*'], {
         limit,
         cursor,
       })
-      return specAnswer(page, limit !== undefined || cursor !== undefined)
+      return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
     },
   )
 

@@ -6,6 +6,7 @@ import * as repo from './listing-repository.ts'
 import { normalizeDirectory } from './names.ts'
 import { type FileViewShape, toFileView } from './service.ts'
 import type { ShareRoleName } from './sharing.ts'
+import { fileViewJson } from './view-json.ts'
 
 /** Default and largest page. */
 export const LISTING_PAGE_MAX = 1000
@@ -39,7 +40,8 @@ export interface Page {
 }
 
 export interface DirectoryPage {
-  files: FileViewShape[]
+  /** Each file's view as JSON text (view-json.ts), in name order. */
+  filesJson: string[]
   nextCursor: string | null
 }
 
@@ -57,9 +59,12 @@ export async function listDirectoryPage(
     decodeCursor(page.cursor),
     limit + 1,
   )
-  const files = rows.slice(0, limit).map(toFileView)
-  const last = files.at(-1)
-  return { files, nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null }
+  const listed = rows.slice(0, limit)
+  const last = listed.at(-1)
+  return {
+    filesJson: listed.map(fileViewJson),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null,
+  }
 }
 
 export interface Folder {

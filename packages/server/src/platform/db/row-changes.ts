@@ -73,13 +73,24 @@ export function sqliteRowWatcher(database: SqliteDatabase.Database): WatchRows {
     if (!installed) install()
     const dataVersion = database.prepare('pragma data_version').pluck()
     let seen = dataVersion.get()
+    // One look per event-loop turn: the pragma is a statement (~10 µs), asked twice per request, and
+    // every request of a turn may share the answer: a commit by another process during the turn is
+    // seen at the next one, a few milliseconds later at most.
+    let lookedThisTurn = false
+    const nextTurn = () => {
+      lookedThisTurn = false
+    }
     listeners.add(listener)
     return {
       covered() {
-        const now = dataVersion.get()
-        if (now !== seen) {
-          seen = now
-          listener.reset()
+        if (!lookedThisTurn) {
+          lookedThisTurn = true
+          setImmediate(nextTurn)
+          const now = dataVersion.get()
+          if (now !== seen) {
+            seen = now
+            listener.reset()
+          }
         }
         return database.open
       },
