@@ -178,5 +178,43 @@ for (const dialect of dialects()) {
         ['edited.stl'],
       )
     })
+
+    test('a listing follows every change of a file: progress, state, a share, the owner e-mail', async () => {
+      const me = await signedIn(t.app)
+      const bob = await signedIn(t.app)
+      const file = await uploadFile(t.app, me.headers, { name: 'live.stl', parent: '/live' })
+      const view = async () => {
+        const listed = (await get(me.headers, '/file/dir/private/live')) as unknown as {
+          files: Array<{ progress: number; state: string; roles: unknown[]; owner: string; __v: number }>
+        }
+        return listed.files[0]
+      }
+      const before = await view()
+      // Straight into the row, as a conversion (possibly in another process) writes it: no version
+      // or updated_at moves with progress, so the stored view text must not be answered again.
+      await t.db.kysely
+        .updateTable('files')
+        .set({ state: 'converting', progress: 0 })
+        .where('id', '=', file._id)
+        .execute()
+      assert.equal((await view())?.state, 'converting')
+      await t.db.kysely.updateTable('files').set({ progress: 37 }).where('id', '=', file._id).execute()
+      assert.equal((await view())?.progress, 37)
+      const share = await t.app.inject({
+        method: 'POST',
+        url: `/file/${file._id}/share`,
+        headers: me.headers,
+        payload: { email: bob.account.email, role: 'viewer' },
+      })
+      assert.equal(share.statusCode, 200, share.body)
+      assert.deepEqual((await view())?.roles, [{ email: bob.account.email, role: 'viewer' }])
+      await t.db.kysely
+        .updateTable('accounts')
+        .set({ email: 'renamed@example.com' })
+        .where('id', '=', me.account.id)
+        .execute()
+      assert.equal((await view())?.owner, 'renamed@example.com')
+      assert.notEqual(before?.__v, undefined)
+    })
   })
 }
