@@ -260,3 +260,11 @@ export function idOfDelete(body: { _id?: string } | undefined | null, query: { _
 }
 
 export { problem }
+
+/**
+ * Sends JSON text that is already the answer (stored or spliced texts): a string with a JSON content
+ * type goes out as it is, past the route's serializer. The text must match the route's 200 schema.
+ */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text)
+}

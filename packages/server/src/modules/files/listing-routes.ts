@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../platform/context.ts'
+import { sendJsonText } from '../../platform/http.ts'
 import {
   type DirectoryPage,
   type Folder as FolderEntry,
@@ -80,12 +81,7 @@ function listingJson(page: DirectoryPage, extra: { nextCursor?: boolean; folders
  * otherwise `nextCursor` too (a client that does not page ignores it and sees the first page).
  */
 function sendSpecAnswer(reply: FastifyReply, page: DirectoryPage, paging: boolean): FastifyReply {
-  return sendJson(reply, listingJson(page, { nextCursor: paging || page.nextCursor !== null }))
-}
-
-function sendJson(reply: FastifyReply, text: string): FastifyReply {
-  // A string with a JSON content type goes out as it is (no second serialization).
-  return reply.type('application/json; charset=utf-8').send(text)
+  return sendJsonText(reply, listingJson(page, { nextCursor: paging || page.nextCursor !== null }))
 }
 
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
@@ -116,9 +112,9 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       const { path, limit, cursor } = request.query
       const page = await listDirectoryPage(ctx, request.auth.accountId, path ?? '/', { limit, cursor })
       if (path === undefined) return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
-      if (cursor !== undefined) return sendJson(reply, listingJson(page, { nextCursor: true }))
+      if (cursor !== undefined) return sendJsonText(reply, listingJson(page, { nextCursor: true }))
       const folders = await listFolders(ctx, request.auth.accountId, path)
-      return sendJson(reply, listingJson(page, { nextCursor: true, folders }))
+      return sendJsonText(reply, listingJson(page, { nextCursor: true, folders }))
     },
   )
 

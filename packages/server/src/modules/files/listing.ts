@@ -4,9 +4,9 @@ import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import * as repo from './listing-repository.ts'
 import { normalizeDirectory } from './names.ts'
-import { type FileViewShape, toFileView } from './service.ts'
 import type { ShareRoleName } from './sharing.ts'
 import { fileViewJson } from './view-json.ts'
+import { type FileViewShape, toFileView } from './views.ts'
 
 /** Default and largest page. */
 export const LISTING_PAGE_MAX = 1000

@@ -1,8 +1,6 @@
 // Files: records, directory listings, downloads and deletion (uploads and revisions: upload.ts;
 // sharing: sharing.ts). Blobs are removed only after the transaction that stops referencing them
 // commits, so a committed row never points at a missing blob.
-import type { Static } from 'typebox'
-import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
@@ -14,45 +12,10 @@ import { normalizeDirectory } from './names.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revision-repository.ts'
 import { removePrunedRevisions } from './revisions.ts'
-import type { FileRecord } from './schemas.ts'
+import { fileViewJson } from './view-json.ts'
+import { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
 
-export type FileRecordShape = Static<typeof FileRecord>
-
-export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
-  return {
-    _id: row.id,
-    parent: row.parent,
-    key: row.key,
-    name: row.name,
-    owner: row.owner_email,
-    user: row.user_email,
-    roles: JSON.parse(row.roles) as FileRecordShape['roles'],
-    isLink: row.is_link === 1,
-    shareToken: row.share_token,
-    size: row.size,
-    created: new Date(row.created_at).toISOString(),
-    updated: new Date(row.updated_at).toISOString(),
-    revisionDate: new Date(row.revision_date).toISOString(),
-    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
-    allowLivePublicMeetings: row.allow_live_public_meetings === 1,
-    state: row.state,
-    error: row.error,
-    sceneTreeNames: JSON.parse(row.scene_tree_names) as string[],
-    sceneTreeRoots: JSON.parse(row.scene_tree_roots) as string[],
-    favoritedBy: JSON.parse(row.favorited_by) as unknown[],
-    type: row.type,
-    bucket: publicBucketName(row.bucket),
-    __v: row.version,
-  }
-}
-
-/** The API's answer for a file: the spec's record plus the conversion's progress and thumbnail. */
-export type FileViewShape = FileRecordShape & { progress: number; thumbnailUrl: string | null }
-
-export function toFileView(row: repo.FileRowWithEmails): FileViewShape {
-  const thumbnailUrl = row.state === 'ready' && row.thumbnail_key ? `/file/${row.id}/thumbnail` : null
-  return { ...toFileRecord(row), progress: row.progress, thumbnailUrl }
-}
+export { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
 
 export async function listFiles(
   ctx: AppContext,
@@ -85,6 +48,12 @@ export async function viewOf(db: Executor, fileId: string, accountId: string): P
 export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
   const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
   return toFileView(file)
+}
+
+/** getFile's answer as JSON text (view-json.ts): what GET /file/:id sends. */
+export async function getFileJson(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
+  const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
+  return fileViewJson(file)
 }
 
 export async function originalDownload(

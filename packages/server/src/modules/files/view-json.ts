@@ -7,7 +7,7 @@
 // addresses joined from `accounts` — so a hit is the text toFileView would give now, whichever
 // process wrote the row. Bounded: the oldest entries go first.
 import type { FileRowWithEmails } from './repository.ts'
-import { toFileView } from './service.ts'
+import { toFileView } from './views.ts'
 
 const MAX_ENTRIES = 5000
 
