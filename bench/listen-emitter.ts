@@ -6,6 +6,7 @@
 // stream itself is measured at the rate asked for.
 import type { FastifyInstance } from 'fastify'
 import { emitEvent } from '../packages/server/src/events/index.ts'
+import { pacedRun } from './pacing.ts'
 
 export interface EmitRequest {
   type: 'emit'
@@ -27,35 +28,20 @@ export async function emitAtRate(
   fileId: string,
   request: EmitRequest,
 ): Promise<EmitReport> {
-  const total = request.rate * request.seconds
   const report: EmitReport = { type: 'emitted', committed: 0, skipped: 0, ms: 0 }
-  const open = new Set<Promise<void>>()
-  const started = performance.now()
-  for (let i = 0; i < total; ) {
-    const due = Math.floor(((performance.now() - started) * request.rate) / 1000) + 1
-    for (; i < Math.min(due, total); i++) {
-      if (open.size >= request.concurrency) {
-        report.skipped++
-        continue
-      }
-      const input = {
-        event: 'attribute_updated',
-        fileId,
-        fileOwnerId: owner.id,
-        data: { user: { email: 'bench@example.com' }, nodeIdToAttributes: { n: { sequence: i } } },
-      } as const
-      const emit = app.ctx.db.kysely
-        .transaction()
-        .execute((tx) => emitEvent(app.ctx, tx, { ...input, runTimestamp: Date.now() }))
-        .then(() => {
-          report.committed++
-        })
-        .finally(() => open.delete(emit))
-      open.add(emit)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1))
-  }
-  await Promise.all(open)
-  report.ms = performance.now() - started
+  const run = await pacedRun(request.rate, request.rate * request.seconds, request.concurrency, async (i) => {
+    const input = {
+      event: 'attribute_updated',
+      fileId,
+      fileOwnerId: owner.id,
+      data: { user: { email: 'bench@example.com' }, nodeIdToAttributes: { n: { sequence: i } } },
+    } as const
+    await app.ctx.db.kysely
+      .transaction()
+      .execute((tx) => emitEvent(app.ctx, tx, { ...input, runTimestamp: Date.now() }))
+    report.committed++
+  })
+  report.skipped = run.skipped
+  report.ms = run.ms
   return report
 }

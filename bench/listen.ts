@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import type { Seeded } from './api-seed.ts'
 import type { EmitReport, EmitRequest } from './listen-emitter.ts'
+import { pacedRun } from './pacing.ts'
 
 const API_BENCH = fileURLToPath(new URL('./api.ts', import.meta.url))
 const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera.js'))
@@ -179,41 +180,26 @@ async function writeAtRate(
   seconds: number,
   maxInFlight: number,
 ): Promise<Paced> {
-  const total = rate * seconds
   const tally: Paced = { sent: 0, ok: 0, failed: 0, skipped: 0, ms: 0 }
-  const pending = new Set<Promise<void>>()
-  const started = performance.now()
-  for (let i = 0; i < total; ) {
-    const due = Math.floor(((performance.now() - started) * rate) / 1000) + 1
-    for (; i < Math.min(due, total); i++) {
-      if (pending.size >= maxInFlight) {
-        tally.skipped++
-        continue
-      }
-      // Round-robin over 100 files: writes to one file serialize on its lock, as they should.
-      const target = targets[i % targets.length] as Target
-      const body = JSON.stringify({
-        file: target.file,
-        nodeIdToAttributes: { [target.node]: { sequence: i, inspected: true } },
-      })
-      tally.sent++
-      const write = pool
-        .request({ method: 'POST', path: '/scene/attributes', headers, body })
-        .then(async (res) => {
-          await res.body.dump()
-          if (res.statusCode === 200) tally.ok++
-          else tally.failed++
-        })
-        .catch(() => {
-          tally.failed++
-        })
-        .finally(() => pending.delete(write))
-      pending.add(write)
+  const run = await pacedRun(rate, rate * seconds, maxInFlight, async (i) => {
+    // Round-robin over 100 files: writes to one file serialize on its lock, as they should.
+    const target = targets[i % targets.length] as Target
+    const body = JSON.stringify({
+      file: target.file,
+      nodeIdToAttributes: { [target.node]: { sequence: i, inspected: true } },
+    })
+    try {
+      const res = await pool.request({ method: 'POST', path: '/scene/attributes', headers, body })
+      await res.body.dump()
+      if (res.statusCode === 200) tally.ok++
+      else tally.failed++
+    } catch {
+      tally.failed++
     }
-    await new Promise((resolve) => setTimeout(resolve, 1))
-  }
-  await Promise.all(pending)
-  tally.ms = performance.now() - started
+  })
+  tally.sent = run.started
+  tally.skipped = run.skipped
+  tally.ms = run.ms
   return tally
 }
 
