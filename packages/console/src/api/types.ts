@@ -21,8 +21,6 @@ export type {
   SceneNode,
 } from '@tessera/client'
 
-export type FileState = 'queued' | 'converting' | 'ready' | 'error'
-
 /** A file as listed; in "shared with me", also my role on it. */
 export type FileRecord = FileView & { role?: SharedPage['files'][number]['role'] }
 
@@ -49,11 +47,9 @@ export type Webhook = WebhookResource['attributes']
 export type WebhookEvent = Webhook['event']
 export type Delivery = WebhookDelivery
 export type DeliveryDetail = WebhookDeliveryDetail
-export type Attempt = DeliveryDetail['attempts'][number]
 
 export type AccountSummary = Answer<'/admin/accounts', 'get'>['accounts'][number]
 export type LicenseUsage = Answer<'/admin/licenses', 'get'>
-export type LicenseSession = LicenseUsage['sessions'][number]
 
 /** Every event a webhook can subscribe to, in the order the picker shows them. */
 export const WEBHOOK_EVENTS = [
