@@ -30,6 +30,16 @@ async function currentAccount(api: ApiClient): Promise<Account> {
   return { username: account.username, email: account.email }
 }
 
+/** A step after the keep-alive started: if it fails, no timer is left behind. */
+async function whileKept<T>(session: SessionKeeper, step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    session.stop()
+    throw error
+  }
+}
+
 export class Tessera {
   readonly files: Files
   readonly attributes: SceneAttributes
@@ -39,7 +49,7 @@ export class Tessera {
 
   /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
   readonly api: ApiClient
-  /** Who logged in; undefined when connected with an auth token. */
+  /** Who is signed in: from the login answer, or `GET /account/me` in cookie mode; undefined with an auth token. */
   readonly account: Account | undefined
   private readonly tokens: Tokens
   private readonly session: SessionKeeper
@@ -89,7 +99,7 @@ export class Tessera {
     } else if (!options.cookies) throw new TypeError('connect: give username and password, or authToken')
     const session = new SessionKeeper(api, tokens, options)
     await session.open()
-    if (options.cookies && !account) account = await currentAccount(api)
+    if (options.cookies && !account) account = await whileKept(session, currentAccount(api))
     return new Tessera(api, tokens, session, options, account)
   }
 
@@ -104,7 +114,7 @@ export class Tessera {
     const api = createApi(options, tokens)
     const session = new SessionKeeper(api, tokens, options)
     await session.resume()
-    return new Tessera(api, tokens, session, options, await currentAccount(api))
+    return new Tessera(api, tokens, session, options, await whileKept(session, currentAccount(api)))
   }
 
   /**

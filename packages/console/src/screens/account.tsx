@@ -163,13 +163,18 @@ function AdminPanel() {
               <td>{a.email}</td>
               <td>{a.disabled ? 'disabled' : 'enabled'}</td>
               <td>
-                <button
-                  type="button"
-                  class="ghost small"
-                  onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
-                >
-                  {a.disabled ? 'Enable' : 'Disable'}
-                </button>
+                {/* The server refuses to disable the caller's own account (it would lock them out). */}
+                {a.username === client.session.identity?.username ? (
+                  <span class="meta">you</span>
+                ) : (
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
+                  >
+                    {a.disabled ? 'Enable' : 'Disable'}
+                  </button>
+                )}
               </td>
             </tr>
           ))}
