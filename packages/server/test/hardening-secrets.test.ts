@@ -80,6 +80,13 @@ describe("secretStrength: bcrypt's 72-byte rule and the length bound", () => {
     assert.match(secretStrength(randomBytes(200).toString('base64')) ?? '', /at most 256/)
   })
 
+  // This thread only: process.cpuUsage() also counts V8's GC helper threads. Node ≥ 22.19 has
+  // process.threadCpuUsage; the @types/node in use does not declare it yet.
+  const threadCpuUsage = (previous?: NodeJS.CpuUsage): NodeJS.CpuUsage =>
+    (process as NodeJS.Process & { threadCpuUsage(p?: NodeJS.CpuUsage): NodeJS.CpuUsage }).threadCpuUsage(
+      previous,
+    )
+
   it('stays cheap: every 256-character input is judged on 72 bytes, in milliseconds', () => {
     const inputs = [
       randomHex(128),
@@ -98,17 +105,18 @@ describe("secretStrength: bcrypt's 72-byte rule and the length bound", () => {
     const cpuMs: number[] = []
     for (let round = 0; round < 5; round++) {
       for (const input of inputs) {
-        const before = process.cpuUsage()
+        const before = threadCpuUsage()
         secretStrength(input)
-        cpuMs.push(process.cpuUsage(before).user / 1000)
+        cpuMs.push(threadCpuUsage(before).user / 1000)
       }
     }
     cpuMs.sort((a, b) => a - b)
     const median = cpuMs[Math.floor(cpuMs.length / 2)] ?? 0
     const worst = cpuMs.at(-1) ?? 0
     // The machine running the tests is shared: the median is the figure, the worst a loose bound.
-    assert.ok(median < 10, `median ${median.toFixed(1)} ms`)
-    assert.ok(worst < 60, `worst ${worst.toFixed(1)} ms`)
+    // Judging all 256 characters instead of 72 bytes costs ~250 ms on the CI machine, 10× over.
+    assert.ok(median < 25, `median ${median.toFixed(1)} ms`)
+    assert.ok(worst < 80, `worst ${worst.toFixed(1)} ms`)
   })
 })
 
