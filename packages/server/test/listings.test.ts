@@ -216,5 +216,32 @@ for (const dialect of dialects()) {
       assert.equal((await view())?.owner, 'renamed@example.com')
       assert.notEqual(before?.__v, undefined)
     })
+
+    test("a listing shows the uploader's e-mail when it is not the owner, and follows it", async () => {
+      const me = await signedIn(t.app)
+      const bob = await signedIn(t.app)
+      const file = await uploadFile(t.app, me.headers, { name: 'by-bob.stl', parent: '/uploads' })
+      const view = async () => {
+        const listed = (await get(me.headers, '/file/dir/private/uploads')) as unknown as {
+          files: Array<{ owner: string; user: string }>
+        }
+        return listed.files[0]
+      }
+      assert.deepEqual(await view(), { ...(await view()), owner: me.account.email, user: me.account.email })
+      // As a revision uploaded by someone else leaves the row (user_id is who uploaded the current one).
+      await t.db.kysely
+        .updateTable('files')
+        .set({ user_id: bob.account.id })
+        .where('id', '=', file._id)
+        .execute()
+      assert.equal((await view())?.user, bob.account.email)
+      await t.db.kysely
+        .updateTable('accounts')
+        .set({ email: 'bob-renamed@example.com' })
+        .where('id', '=', bob.account.id)
+        .execute()
+      assert.equal((await view())?.user, 'bob-renamed@example.com')
+      assert.equal((await view())?.owner, me.account.email)
+    })
   })
 }

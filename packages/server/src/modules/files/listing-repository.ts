@@ -27,6 +27,61 @@ export function listDirectoryPage(
   return directoryPage(db, ownerId, parent, afterName, limit)
 }
 
+// The same page, only the columns that say whether a kept view is still the row's (view-json.ts)
+// and the name (the cursor): no wide JSON columns, and no join. The owner is the caller, whose
+// e-mail the caller knows; the uploader's e-mail is read only when it is someone else.
+const directoryPageKeys = precompiled(
+  (db, ownerId: string, parent: string, afterName: string, limit: number) =>
+    db
+      .selectFrom('files')
+      .select((eb) => [
+        'files.id',
+        'files.name',
+        'files.version',
+        'files.updated_at',
+        'files.progress',
+        'files.state',
+        'files.thumbnail_key',
+        eb
+          .case()
+          .when('files.user_id', '=', eb.ref('files.owner_id'))
+          .then(eb.lit(null))
+          .else(
+            eb.selectFrom('accounts').select('accounts.email').whereRef('accounts.id', '=', 'files.user_id'),
+          )
+          .end()
+          .$castTo<string | null>()
+          .as('other_uploader_email'),
+      ])
+      .where('files.owner_id', '=', ownerId)
+      .where('files.parent', '=', parent)
+      .where('files.name', '>', afterName)
+      .orderBy('files.name')
+      .limit(limit),
+)
+
+export function listDirectoryPageKeys(
+  db: Executor,
+  ownerId: string,
+  parent: string,
+  afterName: string,
+  limit: number,
+) {
+  return directoryPageKeys(db, ownerId, parent, afterName, limit)
+}
+
+/** Whole rows of the owner's files among `ids` (any order; a file deleted meanwhile is absent). */
+export function ownFilesByIds(db: Executor, ownerId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('files')
+    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
+    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
+    .select(FILE_RECORD_COLUMNS)
+    .where('files.owner_id', '=', ownerId)
+    .where('files.id', 'in', ids)
+    .execute()
+}
+
 /**
  * Every directory below `prefix` (which ends with "/") that holds files, with its file count. Folders
  * exist only through the files in them, so these rows are all there is to know about sub-folders.

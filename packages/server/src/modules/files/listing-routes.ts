@@ -110,7 +110,7 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { path, limit, cursor } = request.query
-      const page = await listDirectoryPage(ctx, request.auth.accountId, path ?? '/', { limit, cursor })
+      const page = await listDirectoryPage(ctx, request.auth, path ?? '/', { limit, cursor })
       if (path === undefined) return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
       if (cursor !== undefined) return sendJsonText(reply, listingJson(page, { nextCursor: true }))
       const folders = await listFolders(ctx, request.auth.accountId, path)
@@ -133,7 +133,7 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     },
     async (request, reply) => {
       const { limit, cursor } = request.query
-      const page = await listDirectoryPage(ctx, request.auth.accountId, request.params['*'], {
+      const page = await listDirectoryPage(ctx, request.auth, request.params['*'], {
         limit,
         cursor,
       })

@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.ts'
 import * as repo from './listing-repository.ts'
 import { normalizeDirectory } from './names.ts'
 import type { ShareRoleName } from './sharing.ts'
-import { fileViewJson } from './view-json.ts'
+import { fileViewJson, keptViewJson } from './view-json.ts'
 import { type FileViewShape, toFileView } from './views.ts'
 
 /** Default and largest page. */
@@ -45,26 +45,68 @@ export interface DirectoryPage {
   nextCursor: string | null
 }
 
+/** Who lists: the owner of the directory (its e-mail is in the answer's records). */
+export interface Lister {
+  accountId: string
+  email: string
+}
+
 export async function listDirectoryPage(
   ctx: AppContext,
-  accountId: string,
+  lister: Lister,
   directory: string,
   page: Page,
 ): Promise<DirectoryPage> {
   const limit = pageLimit(page.limit)
-  const rows = await repo.listDirectoryPage(
-    ctx.db.kysely,
-    accountId,
+  const args = [
+    lister.accountId,
     normalizeDirectory(directory),
     decodeCursor(page.cursor),
     limit + 1,
-  )
+  ] as const
+  // SQLite answers in this process: the narrow key query, then whole rows only for the views not
+  // kept, costs less than reading every wide JSON column (docs/benchmarks.md). On PostgreSQL the
+  // second query would be a second round trip, so one query reads everything.
+  const rows =
+    ctx.db.dialect === 'sqlite'
+      ? await keysThenMissingRows(ctx, lister.email, ...args)
+      : (await repo.listDirectoryPage(ctx.db.kysely, ...args)).map((row) => ({
+          name: row.name,
+          json: fileViewJson(row),
+        }))
   const listed = rows.slice(0, limit)
   const last = listed.at(-1)
   return {
-    filesJson: listed.map(fileViewJson),
+    filesJson: listed.flatMap((row) => (row.json === undefined ? [] : [row.json])),
     nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null,
   }
+}
+
+/**
+ * A page as names and view texts, read key-first (see listDirectoryPage). The rows not kept are
+ * read after the keys: one changed meanwhile shows its newer view, one deleted has no text (it is
+ * left out, while paging still follows the keys).
+ */
+async function keysThenMissingRows(
+  ctx: AppContext,
+  ownerEmail: string,
+  ...args: Parameters<typeof repo.listDirectoryPageKeys> extends [unknown, ...infer A] ? A : never
+): Promise<{ name: string; json: string | undefined }[]> {
+  const keys = (await repo.listDirectoryPageKeys(ctx.db.kysely, ...args)).map((key) => ({
+    ...key,
+    owner_email: ownerEmail,
+    user_email: key.other_uploader_email ?? ownerEmail,
+  }))
+  const kept = keys.map(keptViewJson)
+  const missing = keys.filter((_, i) => kept[i] === undefined).map((key) => key.id)
+  if (missing.length === 0) return keys.map((key, i) => ({ name: key.name, json: kept[i] }))
+  const rows = new Map(
+    (await repo.ownFilesByIds(ctx.db.kysely, args[0], missing)).map((row) => [row.id, row]),
+  )
+  return keys.map((key, i) => {
+    const row = rows.get(key.id)
+    return { name: key.name, json: kept[i] ?? (row && fileViewJson(row)) }
+  })
 }
 
 export interface Folder {
