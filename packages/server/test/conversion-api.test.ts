@@ -14,6 +14,7 @@ import { Compile } from 'typebox/compile'
 import { WEBHOOK_PAYLOADS } from '../src/contract/index.ts'
 import { MAX_ATTEMPTS } from '../src/modules/conversion/index.ts'
 import { problemOf, signedIn } from './support/api.ts'
+import { objTwoParts } from './support/conversion-models.ts'
 import { postForm, uploadFile } from './support/files.ts'
 import { assertValidGlb, packageFile, pmndrsGlb } from './support/gltf.ts'
 import { dialects, LogCapture, startApp, type TestApp } from './support/harness.ts'
@@ -220,6 +221,33 @@ for (const dialect of dialects()) {
       const { file: record } = await getJson(t.app, user, `/file/${first._id}`)
       assert.equal(record.state, 'ready')
       assert.equal(record.__v, 1)
+    })
+
+    test('a revision with another model serves its own scene tree (kept trees follow the asset)', async () => {
+      const treeOf = async (id: string) =>
+        ((await getJson(t.app, user, `/file/${id}/scene-tree`)) as { tree: TreeNode[] }).tree
+      const first = await uploadFile(t.app, user.headers, {
+        name: 'part.obj',
+        data: Buffer.from(['o Only', 'v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'f 1 2 3', ''].join('\n')),
+        parent: '/trees',
+      })
+      const v0 = await nextEnvelope(rx, OPTIMIZED, first._id, 0)
+      const before = await treeOf(first._id)
+      assert.deepEqual(await treeOf(first._id), before) // answered again from the kept text
+      assert.deepEqual(
+        before.map((n) => n.id),
+        v0.data.sceneTreeRoots,
+      )
+      await uploadFile(t.app, user.headers, {
+        name: 'part.obj',
+        data: Buffer.from(objTwoParts()),
+        parent: '/trees',
+      })
+      await nextEnvelope(rx, OPTIMIZED, first._id, 1)
+      const after = await treeOf(first._id)
+      assert.notDeepEqual(after, before)
+      const names = flatten(after).map((n) => n.name)
+      assert.ok(names.includes('Left') && names.includes('Right'), names.join(', '))
     })
 
     test('broken uploads end in error with file_optimization_failed; the worker goes on', async () => {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { requireFileAccess } from '../files/index.ts'
-import { readSceneTree, type SceneNode } from '../scene/index.ts'
+import { sceneTreeJson } from '../scene/index.ts'
 
 async function readyFile(ctx: AppContext, accountId: string, fileId: string) {
   const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
@@ -30,7 +30,8 @@ export async function optimizedDownload(
   }
 }
 
-export async function sceneTree(ctx: AppContext, accountId: string, fileId: string): Promise<SceneNode[]> {
-  await readyFile(ctx, accountId, fileId)
-  return readSceneTree(ctx.db.kysely, fileId)
+/** The scene tree's root nodes as JSON text (kept per process by the asset's key: scene/tree-json.ts). */
+export async function sceneTreeText(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
+  const file = await readyFile(ctx, accountId, fileId)
+  return sceneTreeJson(ctx.db.kysely, fileId, file.optimized_key)
 }

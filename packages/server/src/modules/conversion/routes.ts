@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
-import { optimizedDownload, sceneTree } from './access.ts'
+import { sendJsonText } from '../../platform/http.ts'
+import { optimizedDownload, sceneTreeText } from './access.ts'
 import { FileParams, SceneTreeAnswer } from './schemas.ts'
 
 export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -43,9 +44,11 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
         response: { 200: SceneTreeAnswer },
       },
     },
-    async (request) => ({
-      success: true as const,
-      tree: await sceneTree(ctx, request.auth.accountId, request.params.id),
-    }),
+    // The tree is spliced in as kept text: the route's serializer would rebuild it node by node.
+    async (request, reply) =>
+      sendJsonText(
+        reply,
+        `{"success":true,"tree":${await sceneTreeText(ctx, request.auth.accountId, request.params.id)}}`,
+      ),
   )
 }

@@ -7,3 +7,4 @@ export {
   replaceSceneTree,
   type SceneNode,
 } from './service.ts'
+export { sceneTreeJson } from './tree-json.ts'

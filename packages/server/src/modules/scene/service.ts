@@ -121,7 +121,9 @@ export interface SceneNode {
  * Stores a file's scene tree (the conversion calls this, in its transaction, when the optimized asset
  * is stored). From then on attribute writes must name nodes of this tree. Attributes of nodes that
  * are no longer in the tree are kept, not deleted: a later revision may bring them back, and no
- * user data is lost by re-uploading.
+ * user data is lost by re-uploading. The caller stores a new optimized asset, under a key never used
+ * before, in the same transaction (markReady): served trees are kept per process by that key
+ * (tree-json.ts).
  */
 export async function replaceSceneTree(
   db: Executor,
