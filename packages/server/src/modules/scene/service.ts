@@ -49,41 +49,64 @@ export async function writeAttributes(
   const nodeIds = Object.keys(written)
   return ctx.db.kysely.transaction().execute(async (tx) => {
     const { file } = await requireFileAccess(tx, caller.accountId, fileId, 'write')
-    if (await repo.sceneTreeKnown(tx, fileId)) {
-      const known = await repo.existingNodeIds(tx, fileId, nodeIds)
-      const unknown = nodeIds.filter((id) => !known.has(id))
-      if (unknown.length > 0) {
-        const shown = unknown.slice(0, UNKNOWN_SHOWN).map((id) => JSON.stringify(id))
-        const more = unknown.length > UNKNOWN_SHOWN ? ` and ${unknown.length - UNKNOWN_SHOWN} more` : ''
-        throw new AppError(
-          'UNKNOWN_NODE',
-          `No node ${shown.join(', ')}${more} in the scene tree of this file.`,
-        )
-      }
-    }
+    await refuseUnknownNodes(tx, fileId, nodeIds)
     const plan = new WritePlanner(ctx.config, written)
+    // Read before the file's totals are locked: concurrent writers to the file wait for that lock,
+    // so every round trip after it (and every event-loop turn) is time they all wait.
+    const readerAccountIds = await fileReaderIds(tx, fileId)
     const totals = await repo.lockAttributeTotals(tx, fileId)
-    for (const part of nodeParts(nodeIds)) {
-      plan.addNodes(part, await repo.listNodeAttributes(tx, fileId, part))
-      await nextTurn()
+    const stored: repo.AttributeWrite[] = []
+    for (const [index, part] of nodeParts(nodeIds).entries()) {
+      if (index > 0) await nextTurn() // a big write yields between its parts
+      const rows = await repo.listNodeAttributes(tx, fileId, part)
+      plan.addNodes(part, rows)
+      stored.push(...rows)
     }
     plan.checkFile(totals)
     const now = Date.now()
+    // Each statement is a round trip on PostgreSQL: none is sent that has nothing to do.
     await repo.upsertAttributes(tx, fileId, plan.upserts, caller.accountId, now)
     await repo.deleteAttributes(tx, fileId, plan.removals)
-    await repo.addToAttributeTotals(tx, fileId, { attributes: plan.attributesDelta, bytes: plan.bytesDelta })
+    if (plan.attributesDelta !== 0 || plan.bytesDelta !== 0) {
+      await repo.addToAttributeTotals(tx, fileId, {
+        attributes: plan.attributesDelta,
+        bytes: plan.bytesDelta,
+      })
+    }
     await emitEvent(ctx, tx, {
       event: 'attribute_updated',
       fileId,
       fileOwnerId: file.owner_id,
-      readerAccountIds: await fileReaderIds(tx, fileId),
+      readerAccountIds,
       data: { user: { email: caller.email }, nodeIdToAttributes: written },
       runTimestamp: now,
     })
-    const rows = []
-    for (const part of nodeParts(nodeIds)) rows.push(...(await repo.listNodeAttributes(tx, fileId, part)))
-    return toMap(rows, nodeIds)
+    // The rows read under the totals' lock plus this write are what is stored now: no re-read.
+    return toMap(rowsAfterWrite(stored, plan), nodeIds)
   })
+}
+
+/**
+ * 400 UNKNOWN_NODE for node IDs outside the file's scene tree, once one is stored. The tree is known
+ * when any of the IDs is in it, so the second query runs only for a write naming unknown IDs.
+ */
+async function refuseUnknownNodes(tx: Executor, fileId: string, nodeIds: readonly string[]): Promise<void> {
+  const known = await repo.existingNodeIds(tx, fileId, nodeIds)
+  const unknown = nodeIds.filter((id) => !known.has(id))
+  if (unknown.length === 0 || (known.size === 0 && !(await repo.sceneTreeKnown(tx, fileId)))) return
+  const shown = unknown.slice(0, UNKNOWN_SHOWN).map((id) => JSON.stringify(id))
+  const more = unknown.length > UNKNOWN_SHOWN ? ` and ${unknown.length - UNKNOWN_SHOWN} more` : ''
+  throw new AppError('UNKNOWN_NODE', `No node ${shown.join(', ')}${more} in the scene tree of this file.`)
+}
+
+/** The attribute rows of the written nodes once `plan` is stored over `stored`, by node and name. */
+function rowsAfterWrite(stored: readonly repo.AttributeWrite[], plan: WritePlanner): repo.AttributeWrite[] {
+  const rows = new Map<string, repo.AttributeWrite>()
+  const keyOf = (row: { node_id: string; name: string }) => JSON.stringify([row.node_id, row.name])
+  for (const row of stored) rows.set(keyOf(row), row)
+  for (const row of plan.upserts) rows.set(keyOf(row), row)
+  for (const row of plan.removals) rows.delete(keyOf(row))
+  return [...rows.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 function nodeParts(nodeIds: readonly string[]): string[][] {
