@@ -1,6 +1,8 @@
 // Listings: files shared with me (with my role), folders of the private tree, paging — on every dialect.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { listDirectory } from '../src/modules/files/repository.ts'
+import { toFileView } from '../src/modules/files/views.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { uploadFile } from './support/files.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
@@ -215,6 +217,33 @@ for (const dialect of dialects()) {
         .execute()
       assert.equal((await view())?.owner, 'renamed@example.com')
       assert.notEqual(before?.__v, undefined)
+    })
+
+    test('every listed view, first read and kept, is the view built from the whole row', async () => {
+      const me = await signedIn(t.app)
+      const bob = await signedIn(t.app)
+      for (const name of ['a.stl', 'b.stl', 'c.stl']) {
+        const file = await uploadFile(t.app, me.headers, { name, parent: '/whole' })
+        await t.app.inject({
+          method: 'POST',
+          url: `/file/${file._id}/share`,
+          headers: me.headers,
+          payload: { email: bob.account.email, role: 'editor' },
+        })
+      }
+      await t.db.kysely
+        .updateTable('files')
+        .set({ attributes: JSON.stringify({ project: 'P', 'ü ✓': [1, { deep: null }] }), progress: 42 })
+        .where('owner_id', '=', me.account.id) // progress is in the key: no text kept so far matches
+        .execute()
+      const expected = (await listDirectory(t.db.kysely, me.account.id, '/whole')).map((row) =>
+        toFileView(row),
+      )
+      // The first listing reads every column; the second answers kept texts (PostgreSQL: offered as known).
+      for (let round = 0; round < 2; round++) {
+        const listed = (await get(me.headers, '/file/dir/private/whole')).files as unknown[]
+        assert.deepEqual(listed, JSON.parse(JSON.stringify(expected)), `round ${round}`)
+      }
     })
 
     test("a listing shows the uploader's e-mail when it is not the owner, and follows it", async () => {
