@@ -12,7 +12,7 @@ import { toFileView } from './views.ts'
 
 const MAX_ENTRIES = 5000
 
-/** The columns a kept text depends on (repository.ts VIEW_KEY_COLUMNS). */
+/** The columns a kept text depends on (listing-repository.ts directoryPageKeys reads them). */
 export type ViewKeyRow = Pick<
   FileRowWithEmails,
   'id' | 'version' | 'updated_at' | 'progress' | 'state' | 'thumbnail_key' | 'owner_email' | 'user_email'
