@@ -251,8 +251,18 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await page.mouse.down()
     await page.mouse.move(box.x + 300, box.y + 180, { steps: 8 })
     await page.mouse.up()
-    assert.notEqual(await page.locator('.viewport').getAttribute('data-camera'), saved)
+    // The viewer writes data-camera when it renders the next frame, which software WebGL on a busy
+    // machine may draw only after this test reads it: wait for the frame, then compare.
+    const cameraIs = (expected: string | null, equal: boolean) =>
+      page.waitForFunction(
+        ([value, same]) =>
+          (document.querySelector('.viewport')?.getAttribute('data-camera') === value) === same,
+        [expected, equal] as const,
+        { timeout: 10_000 },
+      )
+    await cameraIs(saved, false)
     await page.getByRole('button', { name: 'Restore Three-quarter' }).click()
+    await cameraIs(saved, true)
     assert.equal(await page.locator('.viewport').getAttribute('data-camera'), saved)
     await shot(page, 'viewer-views')
   })
