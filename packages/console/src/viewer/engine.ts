@@ -64,6 +64,11 @@ export class ViewerEngine {
     this.controls = new OrbitControls(this.camera, canvas)
     this.controls.enableDamping = false
     this.controls.addEventListener('change', () => this.invalidate())
+    // Grabbing the camera ends a fly-to (an annotation opened): the flight would otherwise put the
+    // camera back on its path at the next frame and undo the user's drag.
+    this.controls.addEventListener('start', () => {
+      this.flight = null
+    })
     this.observer = new ResizeObserver(() => this.resize())
     this.observer.observe(canvas)
     canvas.addEventListener('pointerdown', this.pointerDown)
