@@ -47,6 +47,8 @@ interface Round {
   saturated: boolean
   /** Times when something not claimable now becomes due. */
   candidates: number[]
+  /** The lease this round gives what it takes. */
+  lease: store.Lease
 }
 
 /**
@@ -64,6 +66,7 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
     blocked: false,
     saturated: false,
     candidates: [],
+    lease: { workerId: options.workerId, expiresAt: now + options.leaseMs, now },
   }
   const hooks: Array<{ id: string; nextAt: number }> = []
   let leaseNext: number | null = null
@@ -79,14 +82,6 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
   // Longest-waiting webhooks first, so a busy one cannot starve the others of the round's budget.
   hooks.sort((a, b) => a.nextAt - b.nextAt)
   for (const hook of hooks) await takeDue(round, hook)
-
-  const lease = { workerId: options.workerId, expiresAt: now + options.leaseMs, now }
-  await store.leaseDeliveries(
-    tx,
-    options.db,
-    round.jobs.map((j) => j.id),
-    lease,
-  )
   return {
     jobs: round.jobs,
     more: round.blocked && round.jobs.length >= options.limit,
@@ -105,16 +100,24 @@ async function takeExpired(round: Round): Promise<void> {
     const counts = await store.liveLeaseCounts(tx, db, now, unknown)
     for (const id of unknown) busy.set(id, counts.get(id) ?? 0)
   }
+  const taken: Job[] = []
   for (const job of expired) {
     const n = busy.get(job.webhook_id) ?? 0
-    if (n >= maxPerHook || jobs.length >= limit) {
+    if (n >= maxPerHook || jobs.length + taken.length >= limit) {
       if (n >= maxPerHook) round.saturated = true
       else round.blocked = true
       continue
     }
     busy.set(job.webhook_id, n + 1)
-    jobs.push(job)
+    taken.push(job)
   }
+  await store.leaseDeliveries(
+    tx,
+    db,
+    taken.map((job) => job.id),
+    round.lease,
+  )
+  jobs.push(...taken)
 }
 
 /** Takes the due deliveries of one webhook, within its free slots and the round's budget. */
@@ -135,16 +138,11 @@ async function takeDue(round: Round, hook: { id: string; nextAt: number }): Prom
     return
   }
   const take = Math.min(free, budget)
-  const pending = await store.pendingOf(tx, options.db, hook.id, take)
-  for (const job of pending) {
-    if (Number(job.next_attempt_at) <= now) jobs.push(job)
-    else {
-      round.candidates.push(Number(job.next_attempt_at))
-      break
-    }
-  }
-  // All taken were due, so more may be: the round's budget or the webhook's slots ran out.
-  if (pending.length === take && Number(pending[take - 1]?.next_attempt_at) <= now) {
+  const due = await store.leaseDue(tx, options.db, hook.id, take, round.lease)
+  jobs.push(...due.jobs)
+  if (due.later !== null) round.candidates.push(due.later)
+  // All it could take were due, so more may be: the round's budget or the webhook's slots ran out.
+  if (due.jobs.length === take) {
     if (take < free) round.blocked = true
     else round.saturated = true
   }

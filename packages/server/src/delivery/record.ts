@@ -1,12 +1,14 @@
 // Recording attempt results, several in one transaction: every attempt row, the delivery's new state
 // and the webhook's health change commit together, exactly as if each result had its own
 // transaction in the order the attempts finished (the webhook health is replayed in that order).
-// A batch of successes, the common case, takes three statements whatever its size.
+// A batch of successes, the common case, takes three statements whatever its size (one on
+// PostgreSQL, which also starts the worker's round: store-claim.ts startRound).
 import type { Job } from '../events/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db, Tx } from '../platform/db/index.ts'
 import { newId } from '../platform/ids.ts'
 import type { AttemptResult } from './attempt.ts'
+import { startRound } from './store-claim.ts'
 import { pauseQueuedDeliveries } from './store-queue.ts'
 import * as store from './store-record.ts'
 
@@ -37,6 +39,8 @@ export interface RecordOptions {
   db: Db
   workerId: string
   config: Pick<Config, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>
+  /** The round claims after recording: recordResults starts it holding the claim lock. */
+  claiming: boolean
 }
 
 /** What a result came to: the delivery's new status, or null when its lease had been lost. */
@@ -106,28 +110,55 @@ function attemptRow(item: Finished, now: number): store.AttemptRow {
   }
 }
 
-/** Records `batch` (in the order the attempts finished) in `tx`; answers one Recorded per item. */
+/**
+ * Records `batch` (in the order the attempts finished) in `tx` and starts the worker's round
+ * (store-claim.ts startRound; on PostgreSQL a batch of successes does both in one statement).
+ * Answers one Recorded per item.
+ */
 export async function recordResults(tx: Tx, batch: Finished[], options: RecordOptions): Promise<Recorded[]> {
-  const { db, workerId } = options
+  const { db, workerId, claiming } = options
   const now = Date.now()
+  const rows = batch.map((item) => attemptRow(item, now))
   const succeeded = batch.filter((item) => item.result.ok)
-  await store.insertAttempts(
-    tx,
-    db,
-    batch.map((item) => attemptRow(item, now)),
-  )
-  const succeededIds = succeeded.map((item) => item.job.id)
-  const settledIds = await store.markSucceeded(tx, db, succeededIds, workerId, now)
-  if (succeeded.length === batch.length) {
+  const ids = succeeded.map((item) => item.job.id)
+  if (batch.length > 0 && succeeded.length === batch.length) {
     const hookIds = [...new Set(succeeded.filter((i) => i.job.is_test === 0).map((i) => i.job.webhook_id))]
-    await store.markHealthy(tx, db, hookIds)
+    const settledIds = store.recordsInOneStatement(db)
+      ? await store.recordSuccesses(tx, db, { rows, ids, workerId, now, hookIds, claiming })
+      : await recordSuccessesRowByRow(tx, { rows, ids, workerId, now, hookIds, claiming }, options)
     return batch.map((item) => ({
       status: settledIds.has(item.job.id) ? 'succeeded' : null,
       at: now,
       disabled: null,
     }))
   }
-  return replayWithFailures(tx, batch, settledIds, now, options)
+  let recorded: Recorded[] = []
+  if (batch.length > 0) {
+    await store.insertAttempts(tx, db, rows)
+    recorded = await replayWithFailures(
+      tx,
+      batch,
+      await store.markSucceeded(tx, db, ids, workerId, now),
+      now,
+      options,
+    )
+  }
+  await startRound(tx, db, claiming)
+  return recorded
+}
+
+/** SQLite: a batch of successes statement by statement (no round trips to save there). */
+async function recordSuccessesRowByRow(
+  tx: Tx,
+  batch: store.Successes,
+  options: RecordOptions,
+): Promise<Set<string>> {
+  const { db } = options
+  await store.insertAttempts(tx, db, batch.rows)
+  const settledIds = await store.markSucceeded(tx, db, batch.ids, batch.workerId, batch.now)
+  await store.markHealthy(tx, db, batch.hookIds)
+  await startRound(tx, db, batch.claiming)
+  return settledIds
 }
 
 /** Failures in the batch: replays the webhooks' health in order, settling each failed delivery. */

@@ -2,10 +2,9 @@
 // then a claim for the free slots (claim.ts), in one transaction.
 import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
-import { commitWithoutFlushWait, type Db } from '../platform/db/index.ts'
+import type { Db } from '../platform/db/index.ts'
 import { type Claimed, claimDue } from './claim.ts'
 import { type Finished, type Recorded, recordResults } from './record.ts'
-import { lockClaimsWithoutFlushWait } from './store-claim.ts'
 
 export interface RoundOptions {
   db: Db
@@ -31,14 +30,12 @@ export async function recordAndClaim(
   const { db, config } = options
   let recorded: Recorded[] = []
   const claimed = await db.kysely.transaction().execute(async (tx) => {
-    // Lost in a database crash, a round's writes only make an attempt go out again. A round that
-    // claims says so with its claim lock (one round trip fewer).
-    if (limit === 0) await commitWithoutFlushWait(db, tx)
-    if (batch.length > 0) recorded = await recordResults(tx, batch, options)
+    // The round starts (store-claim.ts startRound) with the statement that records the results:
+    // its commit does not wait for the WAL flush and, when it claims, it holds the claim lock, so
+    // in-flight counts per webhook cannot race between claimers. Taken at the end of recording:
+    // the results' writes need no lock and should not lengthen its hold.
+    recorded = await recordResults(tx, batch, { ...options, claiming: limit > 0 })
     if (limit === 0) return nothingClaimed()
-    // One claimer at a time per database, so in-flight counts per webhook cannot race. Taken
-    // after recording: the results' writes need no lock and should not lengthen its hold.
-    await lockClaimsWithoutFlushWait(tx, db)
     return claimDue(tx, {
       db,
       workerId: options.workerId,
@@ -65,7 +62,7 @@ export async function recordOneByOne(
     try {
       const outcome = await options.db.kysely
         .transaction()
-        .execute((tx) => recordResults(tx, [item], options))
+        .execute((tx) => recordResults(tx, [item], { ...options, claiming: false }))
       recorded(item, outcome)
     } catch (err) {
       // Not recorded: the lease runs out and another attempt is made (at-least-once).

@@ -1,6 +1,7 @@
 // What a worker holds in this process: attempts in flight, slots reserved for deliveries handed over
 // by transactions not yet ended, and finished attempts waiting for a round to record them.
 import type { Finished } from './record.ts'
+import { sleepMs } from './scheduling.ts'
 
 export class Slots {
   readonly inFlight = new Map<string, Promise<void>>()
@@ -8,6 +9,8 @@ export class Slots {
   reserved = 0
   /** Finished attempts waiting for the next round to record them. */
   #finished: Finished[] = []
+  /** Ends untilDrained's wait (one waiter: the worker's loop). */
+  #onDrained: (() => void) | null = null
 
   readonly max: number
 
@@ -18,6 +21,26 @@ export class Slots {
   /** Attempts that could start now, all webhooks together. */
   free(): number {
     return this.max - this.inFlight.size - this.reserved
+  }
+
+  /** An attempt in flight ended (recorded or not). */
+  ended(id: string): void {
+    this.inFlight.delete(id)
+    if (this.inFlight.size === 0) this.#onDrained?.()
+  }
+
+  /** Waits until no attempt is in flight, `ms` at most. */
+  untilDrained(ms: number): Promise<void> {
+    if (this.inFlight.size === 0 || ms <= 0) return sleepMs(0)
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.#onDrained = null
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.#onDrained = done
+    })
   }
 
   /** Finished attempts of `webhookId` not recorded yet: their leases hold no connection. */

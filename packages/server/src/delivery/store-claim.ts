@@ -31,11 +31,26 @@ from hooks where hooks.id is not null
 union all
 select null, null, null, (select min(lease_expires_at) from deliveries where status = 'delivering')`
 
-const JOB_COLUMNS = `d.id, d.uuid, d.attempts, d.owner_email, d.webhook_id, d.next_attempt_at, d.is_test,
+const JOB_FIELDS = `d.id, d.uuid, d.attempts, d.owner_email, d.webhook_id, d.next_attempt_at, d.is_test,
   w.url, w.secret, w.service_token, w.previous_secret, w.previous_secret_expires_at,
   w.disabled as webhook_disabled, e.created_at as event_created_at, e.file_id, e.event, e.data,
-  e.run_timestamp
+  e.run_timestamp`
+const JOB_COLUMNS = `${JOB_FIELDS}
 from deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id`
+
+// PostgreSQL: takes the due deliveries of one webhook in the statement that reads them (one round
+// trip where a select and an update took two), answering with each one when the first delivery not
+// yet due is (`later`). The claim lock is held, so the rows cannot be taken by another claimer.
+const PG_LEASE_DUE = `update deliveries d set status = 'delivering', leased_by = ?, lease_expires_at = ?,
+    updated_at = ?
+  from webhooks w, events e
+  where d.id in (select p.id from deliveries p
+      where p.status = 'pending' and p.webhook_id = ? and p.next_attempt_at <= ?
+      order by p.next_attempt_at limit ? for update skip locked)
+    and w.id = d.webhook_id and e.id = d.event_id
+  returning ${JOB_FIELDS},
+    (select min(x.next_attempt_at) from deliveries x
+     where x.status = 'pending' and x.webhook_id = d.webhook_id and x.next_attempt_at > ?) as later`
 
 interface Texts {
   due: string
@@ -93,17 +108,61 @@ export async function liveLeaseCounts(
 }
 
 /** The first `limit` pending deliveries of a webhook by due time, due or not (locked on PostgreSQL). */
-export async function pendingOf(tx: Tx, db: Db, webhookId: string, limit: number): Promise<Job[]> {
+async function pendingOf(tx: Tx, db: Db, webhookId: string, limit: number): Promise<Job[]> {
   return (await run<Job>(tx, db, TEXTS[db.dialect].due, [webhookId, limit])).rows
 }
 
-/** Leases `ids` to `workerId` until `expiresAt`. */
-export async function leaseDeliveries(
+export interface Lease {
+  workerId: string
+  expiresAt: number
+  now: number
+}
+
+export interface DueTaken {
+  /** Leased to the claimer, by due time. */
+  jobs: Job[]
+  /** When the webhook's first delivery not yet due is; null: none is (or it was not looked for). */
+  later: number | null
+}
+
+/**
+ * Leases up to `limit` due deliveries of `webhookId` (pendingOf and leaseDeliveries together; one
+ * statement on PostgreSQL). The caller holds the claim lock.
+ */
+export async function leaseDue(
   tx: Tx,
   db: Db,
-  ids: string[],
-  lease: { workerId: string; expiresAt: number; now: number },
-): Promise<void> {
+  webhookId: string,
+  limit: number,
+  lease: Lease,
+): Promise<DueTaken> {
+  const params = [lease.workerId, lease.expiresAt, lease.now]
+  if (db.dialect === 'postgres') {
+    const { rows } = await run<Job & { later: number | null }>(tx, db, PG_LEASE_DUE, [
+      ...params,
+      webhookId,
+      lease.now,
+      limit,
+      lease.now,
+    ])
+    rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : 1))
+    const later = rows[0]?.later
+    return { jobs: rows.map(({ later: _, ...job }) => job), later: later == null ? null : Number(later) }
+  }
+  const pending = await pendingOf(tx, db, webhookId, limit)
+  const due = pending.filter((job) => Number(job.next_attempt_at) <= lease.now)
+  await leaseDeliveries(
+    tx,
+    db,
+    due.map((job) => job.id),
+    lease,
+  )
+  const later = pending[due.length]
+  return { jobs: due, later: later === undefined ? null : Number(later.next_attempt_at) }
+}
+
+/** Leases `ids` to `workerId` until `expiresAt`. */
+export async function leaseDeliveries(tx: Tx, db: Db, ids: string[], lease: Lease): Promise<void> {
   const sql = TEXTS[db.dialect]
   const params = [lease.workerId, lease.expiresAt, lease.now]
   // SQLite: a prepared statement per row beats walking a JSON list; PostgreSQL: one round trip.
@@ -111,15 +170,31 @@ export async function leaseDeliveries(
   else if (ids.length > 0) await run(tx, db, sql.lease, [...params, listParam(db.dialect, ids)])
 }
 
-// The claim lock (platform/db/transactions.ts lockResource's, same key) and `synchronous_commit =
-// off` for the round (commitWithoutFlushWait's reasoning) in one statement.
-const CLAIM_LOCK = `select set_config('synchronous_commit', 'off', true) as sync,
-  pg_advisory_xact_lock(hashtext('tessera.webhook-claim')) as locked`
+// What starts a worker's round on PostgreSQL, as columns of a select:
+// - `synchronous_commit = off` for this transaction alone: its commit returns without waiting for
+//   the WAL to reach disk. Only for writes whose loss in a database-server crash merely repeats work
+//   that is safe to repeat (a delivery attempt recorded or claimed is at worst sent again, which
+//   at-least-once delivery allows), never for anything a caller was told is saved. A crash of our own
+//   process loses nothing: the commit is in the server. SQLite commits this way already (WAL,
+//   synchronous = NORMAL).
+// - for a round that claims, the claim lock (platform/db/transactions.ts lockResource's, same key),
+//   held until commit.
+// recordSuccesses adds them to the statement that records the results; startRound sends them alone.
+const NO_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) as sync`
+export const ROUND_START_COLUMNS = {
+  recording: NO_FLUSH_WAIT,
+  claiming: `${NO_FLUSH_WAIT}, pg_advisory_xact_lock(hashtext('tessera.webhook-claim')) as locked`,
+}
+const ROUND_START = {
+  recording: `select ${ROUND_START_COLUMNS.recording}`,
+  claiming: `select ${ROUND_START_COLUMNS.claiming}`,
+}
 
 /**
- * PostgreSQL: serialises claimers until commit and lets the round commit without waiting for its
- * WAL flush. SQLite: nothing to do (one writer at a time; commits are NORMAL already).
+ * PostgreSQL: lets the round commit without waiting for its WAL flush and, when `claiming`,
+ * serialises claimers until commit. SQLite: nothing to do (one writer at a time; commits are NORMAL
+ * already).
  */
-export async function lockClaimsWithoutFlushWait(tx: Tx, db: Db): Promise<void> {
-  if (db.dialect === 'postgres') await run(tx, db, CLAIM_LOCK, [])
+export async function startRound(tx: Tx, db: Db, claiming: boolean): Promise<void> {
+  if (db.dialect === 'postgres') await run(tx, db, ROUND_START[claiming ? 'claiming' : 'recording'], [])
 }

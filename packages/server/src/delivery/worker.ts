@@ -138,7 +138,10 @@ export class DeliveryWorker {
   async #run(): Promise<void> {
     const pacer = new Pacer()
     while (this.#running) {
-      await sleepMs(pacer.pause(this.#claimWanted))
+      const pause = pacer.pause(this.#claimWanted)
+      // The last claim left due deliveries for want of slots: this process's attempts are what
+      // frees them, so the round starts as soon as they are all in, not a whole pause later.
+      await (pacer.saturated ? this.#slots.untilDrained(pause) : sleepMs(pause))
       if (!this.#running) break
       this.#alarm.reset()
       try {
@@ -168,7 +171,7 @@ export class DeliveryWorker {
     for (const job of claimed.jobs) this.#launch(job)
     if (capacity > 0) pacer.nextDueAt = claimed.nextDueAt
     if (claimed.saturated || claimed.more) this.#claimWanted = true
-    pacer.roundTook(performance.now() - started, recording > 0 || claimed.jobs.length > 0)
+    pacer.roundTook(performance.now() - started, recording > 0 || claimed.jobs.length > 0, claimed.saturated)
     return claimed.more && claimed.jobs.length > 0
   }
 
@@ -203,7 +206,7 @@ export class DeliveryWorker {
     const work = this.#deliver(job)
       .catch((err) => this.#log.error({ err, delivery: job.id }, 'delivery failed unexpectedly'))
       .finally(() => {
-        this.#slots.inFlight.delete(job.id)
+        this.#slots.ended(job.id)
         // A round soon, to record the result (and to claim only if #claimWanted).
         this.#alarm.ring()
       })

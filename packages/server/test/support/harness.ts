@@ -119,7 +119,7 @@ export interface TestApp {
 export async function startApp(
   dialect: DialectUnderTest,
   overrides: Partial<Config> = {},
-  options: { logStream?: LogCapture; conversions?: boolean } = {},
+  options: { logStream?: LogCapture; conversions?: boolean; workers?: boolean } = {},
 ): Promise<TestApp> {
   const opened = await dialect.open()
   const config = testConfig(opened.dataDir, {
@@ -134,6 +134,7 @@ export async function startApp(
     keys: await testKeys(),
     logStream: options.logStream,
     conversions: options.conversions ?? false,
+    ...(options.workers === false ? { workers: false } : {}),
   })
   await app.ready()
   return {

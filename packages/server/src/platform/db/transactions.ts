@@ -1,4 +1,4 @@
-// Helpers for code running inside a transaction: locks, commit durability, and (SQLite) the hooks of
+// Helpers for code running inside a transaction: locks and (SQLite) the hooks of
 // the delivery engine's hot paths on the open transaction.
 import type SqliteDatabase from 'better-sqlite3'
 import { sql } from 'kysely'
@@ -56,16 +56,4 @@ export async function lockResource(db: Db, tx: Tx, name: string): Promise<void> 
     // Names may carry request input (an ID from the URL); PostgreSQL text cannot hold NUL.
     await sql`select pg_advisory_xact_lock(hashtext(${name.replaceAll('\0', '\\0')}))`.execute(tx)
   }
-}
-
-/**
- * PostgreSQL: this transaction's commit returns without waiting for its WAL to reach disk
- * (`synchronous_commit = off` for it alone). Only for writes whose loss in a database-server crash
- * merely repeats work that is safe to repeat — a delivery attempt recorded or claimed is at worst
- * sent again, which at-least-once delivery allows — never for anything a caller was told is saved.
- * A crash of our own process loses nothing: the commit is in the server. SQLite commits this way
- * already (WAL, synchronous = NORMAL).
- */
-export async function commitWithoutFlushWait(db: Db, tx: Tx): Promise<void> {
-  if (db.dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(tx)
 }
