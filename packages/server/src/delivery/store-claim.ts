@@ -65,8 +65,8 @@ function texts(dialect: Dialect): Texts {
   const leaseSet = `update deliveries set status = 'delivering', leased_by = ?, lease_expires_at = ?,
       updated_at = ?`
   return {
-    // The first `limit` pending deliveries of one webhook, due or not: the first one not yet due
-    // tells when to look again, without another query.
+    // SQLite: the first `limit` pending deliveries of one webhook, due or not: the first one not
+    // yet due tells when to look again, without another query (PostgreSQL: PG_LEASE_DUE).
     due: `select ${JOB_COLUMNS}
       where d.status = 'pending' and d.webhook_id = ? order by d.next_attempt_at limit ?${lockRows(dialect)}`,
     // Leases whose holder died (or never recorded the result) in time.
@@ -107,7 +107,7 @@ export async function liveLeaseCounts(
   return new Map(rows.map((row) => [row.webhook_id, Number(row.n)]))
 }
 
-/** The first `limit` pending deliveries of a webhook by due time, due or not (locked on PostgreSQL). */
+/** SQLite (leaseDue): the first `limit` pending deliveries of a webhook by due time, due or not. */
 async function pendingOf(tx: Tx, db: Db, webhookId: string, limit: number): Promise<Job[]> {
   return (await run<Job>(tx, db, TEXTS[db.dialect].due, [webhookId, limit])).rows
 }
