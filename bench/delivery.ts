@@ -25,6 +25,7 @@ import { Agent, request } from 'undici'
 import { startBullmq } from './peers/bullmq.ts'
 import type { System, SystemOptions } from './peers/common.ts'
 import { startGraphileWorker } from './peers/graphile-worker.ts'
+import { type CpuUse, cpuBetween, readMachineCpu } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
 import { checkTargets, type Figures, median, report } from './peers/targets.ts'
@@ -93,9 +94,21 @@ async function rawLoop(url: string, total: number, concurrency: number): Promise
   return (total / elapsed) * 1000
 }
 
-/** Events per second from the first enqueue to the last arrival. */
-async function throughput(system: System, rx: ReceiverProcess, total: number, producers: number) {
+interface Throughput {
+  rate: number
+  /** The whole machine's CPU over the phase (null without /proc/stat). */
+  cpu: CpuUse | null
+}
+
+/** Events per second from the first enqueue to the last arrival, and the machine's CPU meanwhile. */
+async function throughput(
+  system: System,
+  rx: ReceiverProcess,
+  total: number,
+  producers: number,
+): Promise<Throughput> {
   await rx.ask({ type: 'reset' })
+  const cpuBefore = readMachineCpu()
   const started = nowMs()
   let next = 0
   const producer = async () => {
@@ -109,7 +122,8 @@ async function throughput(system: System, rx: ReceiverProcess, total: number, pr
   }
   await Promise.all(Array.from({ length: producers }, producer))
   await rx.waitFor(total)
-  return (total / (nowMs() - started)) * 1000
+  const rate = (total / (nowMs() - started)) * 1000
+  return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()) }
 }
 
 /** Enqueue-to-arrival percentiles at a paced rate, spread over `producers` like the load. */
@@ -164,12 +178,21 @@ async function main(): Promise<void> {
     await rawLoop(rx.url, Math.min(1000, events), concurrency)
     for (const system of systems) await throughput(system, rx, Math.min(1000, events), producers)
     const rates_: Record<string, number[]> = { raw: [] }
-    for (const system of systems) rates_[system.name] = []
+    // Per system and round: the machine's busy CPU µs per event, and its utilization.
+    const cpu: Record<string, Array<{ perEvent: number; utilization: number }>> = {}
+    for (const system of systems) {
+      rates_[system.name] = []
+      cpu[system.name] = []
+    }
     for (let round = 1; round <= rounds; round++) {
       // Alternate the order too, so no system always runs right after the same other one.
       const order = round % 2 === 1 ? systems : [...systems].reverse()
       rates_.raw?.push(await rawLoop(rx.url, events, concurrency))
-      for (const system of order) rates_[system.name]?.push(await throughput(system, rx, events, producers))
+      for (const system of order) {
+        const done = await throughput(system, rx, events, producers)
+        rates_[system.name]?.push(done.rate)
+        if (done.cpu) cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
+      }
       console.log(
         `  round ${round}: ${Object.entries(rates_)
           .map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
@@ -183,7 +206,14 @@ async function main(): Promise<void> {
         lat.push(await latency(system, rx, rate, seconds))
         console.log(`  ${system.name} at ${rate}/s: p50 ${lat.at(-1)?.p50.toFixed(2)} ms`)
       }
-      figures.push({ name: system.name, rate: median(rates_[system.name] ?? []), latency: lat })
+      const used = cpu[system.name] ?? []
+      figures.push({
+        name: system.name,
+        rate: median(rates_[system.name] ?? []),
+        latency: lat,
+        cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
+        utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
+      })
     }
     report(figures, median(rates_.raw ?? []))
     if (args.check && !checkTargets(figures)) process.exitCode = 1

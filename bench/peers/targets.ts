@@ -7,6 +7,13 @@ export interface Figures {
   /** Median events/s over the rounds. */
   rate: number
   latency: Array<{ rate: number; achieved: number; p50: number; p99: number }>
+  /**
+   * Median over the rounds of the whole machine's busy CPU per event during the throughput phase
+   * (every process: the system, its store, the receiver), in µs; null where unmeasured.
+   */
+  cpuPerEventUs: number | null
+  /** Median share of the machine's cores kept busy during those phases (0–1). */
+  utilization: number | null
 }
 
 export function median(values: number[]): number {
@@ -23,8 +30,12 @@ export function report(figures: Figures[], raw: number): void {
           `@${l.rate}/s (got ${l.achieved.toFixed(0)}) p50 ${l.p50.toFixed(2)} / p99 ${l.p99.toFixed(2)} ms`,
       )
       .join(', ')
+    const cpu =
+      f.cpuPerEventUs === null || f.utilization === null
+        ? ''
+        : ` [machine CPU ${f.cpuPerEventUs.toFixed(0)} µs/event, ${(f.utilization * 100).toFixed(0)} % busy]`
     console.log(
-      `  ${f.name.padEnd(30)} ${f.rate.toFixed(0).padStart(6)} events/s (${(f.rate / raw).toFixed(3)} of raw)  ${lat}`,
+      `  ${f.name.padEnd(30)} ${f.rate.toFixed(0).padStart(6)} events/s (${(f.rate / raw).toFixed(3)} of raw)${cpu}  ${lat}`,
     )
   }
 }

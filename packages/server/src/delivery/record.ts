@@ -118,20 +118,15 @@ function attemptRow(item: Finished, now: number): store.AttemptRow {
 export async function recordResults(tx: Tx, batch: Finished[], options: RecordOptions): Promise<Recorded[]> {
   const { db, workerId, claiming } = options
   const now = Date.now()
-  const rows = batch.map((item) => attemptRow(item, now))
-  const succeeded = batch.filter((item) => item.result.ok)
-  const ids = succeeded.map((item) => item.job.id)
-  if (batch.length > 0 && succeeded.length === batch.length) {
-    const hookIds = [...new Set(succeeded.filter((i) => i.job.is_test === 0).map((i) => i.job.webhook_id))]
+  const successes = batch.length > 0 ? allSucceeded(batch, workerId, now, claiming) : null
+  if (successes) {
     const settledIds = store.recordsInOneStatement(db)
-      ? await store.recordSuccesses(tx, db, { rows, ids, workerId, now, hookIds, claiming })
-      : await recordSuccessesRowByRow(tx, { rows, ids, workerId, now, hookIds, claiming }, options)
-    return batch.map((item) => ({
-      status: settledIds.has(item.job.id) ? 'succeeded' : null,
-      at: now,
-      disabled: null,
-    }))
+      ? await store.recordSuccesses(tx, db, successes)
+      : await recordSuccessesRowByRow(tx, successes, options)
+    return recordedSuccesses(batch, settledIds, now)
   }
+  const rows = batch.map((item) => attemptRow(item, now))
+  const ids = batch.filter((item) => item.result.ok).map((item) => item.job.id)
   let recorded: Recorded[] = []
   if (batch.length > 0) {
     await store.insertAttempts(tx, db, rows)
@@ -145,6 +140,38 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
   }
   await startRound(tx, db, claiming)
   return recorded
+}
+
+/** `batch` (empty too) as one Successes when every attempt in it succeeded; null when one failed. */
+export function allSucceeded(
+  batch: Finished[],
+  workerId: string,
+  now: number,
+  claiming: boolean,
+): store.Successes | null {
+  if (!batch.every((item) => item.result.ok)) return null
+  return {
+    rows: batch.map((item) => attemptRow(item, now)),
+    ids: batch.map((item) => item.job.id),
+    workerId,
+    now,
+    // Test deliveries never touch their webhook's health.
+    hookIds: [...new Set(batch.filter((i) => i.job.is_test === 0).map((i) => i.job.webhook_id))],
+    claiming,
+  }
+}
+
+/** What each success of `batch` came to: succeeded, or null where the lease had been lost. */
+export function recordedSuccesses(
+  batch: Finished[],
+  settledIds: ReadonlySet<string>,
+  now: number,
+): Recorded[] {
+  return batch.map((item) => ({
+    status: settledIds.has(item.job.id) ? 'succeeded' : null,
+    at: now,
+    disabled: null,
+  }))
 }
 
 /** SQLite: a batch of successes statement by statement (no round trips to save there). */

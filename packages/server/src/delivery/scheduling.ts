@@ -11,7 +11,9 @@ const MAX_SPACING_MS = 10
 /**
  * The pause before a round that only records results. Nothing waits on it: the receiver has its
  * delivery, and the slot is free already (see canTake and claimDue). A longer pause lets one
- * transaction record more results; until then they stay leased, so a crash re-sends them.
+ * transaction record more results; until then they stay leased, so a crash re-sends them. New work
+ * arriving meanwhile ends it (worker.ts): the round then claims, a claiming round's pause after
+ * the last one.
  */
 const RECORD_SPACING_MS = 5
 

@@ -53,6 +53,8 @@ export class DeliveryWorker {
   readonly #handOffPort: HandOffPort | undefined
   readonly #slots: Slots
   readonly #alarm = new Alarm()
+  /** Rung by wake() alone (new work), not by finished attempts: ends a pause before a recording round. */
+  readonly #claimAlarm = new Alarm()
   #running = false
   #loop: Promise<void> | null = null
   #stopListening: (() => Promise<void>) | null = null
@@ -128,6 +130,7 @@ export class DeliveryWorker {
   wake(): void {
     this.#claimWanted = true
     this.#alarm.ring()
+    this.#claimAlarm.ring()
   }
 
   /** Sleeps until woken (answers true) or until `ms` ran out (false). */
@@ -138,12 +141,10 @@ export class DeliveryWorker {
   async #run(): Promise<void> {
     const pacer = new Pacer()
     while (this.#running) {
-      const pause = pacer.pause(this.#claimWanted)
-      // The last claim left due deliveries for want of slots: this process's attempts are what
-      // frees them, so the round starts as soon as they are all in, not a whole pause later.
-      await (pacer.saturated ? this.#slots.untilDrained(pause) : sleepMs(pause))
+      await this.#pauseBeforeRound(pacer)
       if (!this.#running) break
       this.#alarm.reset()
+      this.#claimAlarm.reset()
       try {
         // Cut short by the batch size: more is due right now.
         if (await this.#claimAndLaunch(pacer)) continue
@@ -156,6 +157,21 @@ export class DeliveryWorker {
       // The timer ran out (a retry or a lease due, or the slow poll): the next round claims.
       if (!(await this.#sleep(pacer.idleMs(this.#pollMs)))) this.#claimWanted = true
     }
+  }
+
+  /**
+   * The pause before the next round (Pacer.pause). The last claim left due deliveries for want of
+   * slots: this process's attempts are what frees them, so the round starts as soon as they are all
+   * in. A pause before a round that only records ends when new work wakes the worker: the round then
+   * claims too, after a claiming round's (shorter) pause, instead of leaving the new delivery waiting
+   * the rest of the recording pause.
+   */
+  async #pauseBeforeRound(pacer: Pacer): Promise<void> {
+    const claiming = this.#claimWanted
+    const pause = pacer.pause(claiming)
+    if (pacer.saturated) return this.#slots.untilDrained(pause)
+    if (claiming) return sleepMs(pause)
+    if (await this.#claimAlarm.sleep(pause)) await sleepMs(pacer.pause(true))
   }
 
   /** One round, launching what it claimed; answers whether the next round should follow at once. */
@@ -188,10 +204,14 @@ export class DeliveryWorker {
       leaseMs: this.leaseMs,
     }
     try {
-      const { claimed, recorded } = await recordAndClaim(options, batch, limit)
+      const { claimed, recorded, claimError } = await recordAndClaim(options, batch, limit)
       // A failed attempt may have been rescheduled: the next round claims and learns when.
       if (batch.some((item) => !item.result.ok)) this.#claimWanted = true
       reportAttempts(this.#metrics, this.#log, batch, recorded)
+      if (claimError !== undefined) {
+        this.#claimWanted = true
+        this.#log.error({ err: claimError }, 'delivery claim failed')
+      }
       return claimed
     } catch (err) {
       if (batch.length === 0) throw err

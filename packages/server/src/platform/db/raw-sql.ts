@@ -6,7 +6,7 @@
 // many ids it is given. On PostgreSQL these texts run as named prepared statements (pg-named.ts, the
 // one registry of statement names): parsed and planned once per connection instead of at every call.
 import { CompiledQuery } from 'kysely'
-import type { Db, Dialect, Tx } from './index.ts'
+import type { Db, Dialect, Executor } from './index.ts'
 import { nameStatement } from './pg-named.ts'
 
 const numbered = new Map<string, string>()
@@ -30,8 +30,11 @@ export interface Ran<R> {
   affected: number
 }
 
-/** Runs `text` in `tx`, a transaction on `db` (on SQLite straight on the connection it holds). */
-export async function run<R>(tx: Tx, db: Db, text: string, parameters: unknown[]): Promise<Ran<R>> {
+/**
+ * Runs `text` in `tx`, a transaction on `db` (on SQLite straight on the connection it holds), or
+ * outside any transaction when `tx` is `db.kysely` (a statement that commits on its own).
+ */
+export async function run<R>(tx: Executor, db: Db, text: string, parameters: unknown[]): Promise<Ran<R>> {
   if (db.runInTransaction && tx.isTransaction) {
     const { rows, affected } = db.runInTransaction(text, parameters)
     return { rows: rows as R[], affected }
