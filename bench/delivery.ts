@@ -15,6 +15,7 @@
 // with the systems. See docs/benchmarks.md.
 //
 //   npm run bench:delivery -- [--dialect sqlite,postgres] [--peer bullmq,graphile-worker,pg-boss]
+//     (also graphile-worker-tx: add_job inside BEGIN/COMMIT, as an outbox enqueues)
 //     [--events 5000] [--producers 1] [--concurrency 8] [--rounds 3] [--rates 400,1000]
 //     [--seconds 5] [--check]
 //
@@ -24,7 +25,7 @@ import { parseArgs } from 'node:util'
 import { Agent, request } from 'undici'
 import { startBullmq } from './peers/bullmq.ts'
 import type { System, SystemOptions } from './peers/common.ts'
-import { startGraphileWorker } from './peers/graphile-worker.ts'
+import { startGraphileWorker, startGraphileWorkerInTransaction } from './peers/graphile-worker.ts'
 import { type CpuUse, cpuBetween, readMachineCpu } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
@@ -52,6 +53,7 @@ const STARTERS: Record<string, (options: SystemOptions) => Promise<System>> = {
   postgres: (o) => startTessera('postgres', o),
   bullmq: startBullmq,
   'graphile-worker': startGraphileWorker,
+  'graphile-worker-tx': startGraphileWorkerInTransaction,
   'pg-boss': startPgBoss,
 }
 
@@ -164,6 +166,10 @@ async function main(): Promise<void> {
   ].filter((name) => name !== 'none')
   for (const name of names)
     if (name !== 'none' && !STARTERS[name]) throw new Error(`unknown system "${name}"`)
+  // A graphile-worker runner that sees another one migrate its schema (its notice is database-wide)
+  // shuts down: one of the two per run.
+  if (names.includes('graphile-worker') && names.includes('graphile-worker-tx'))
+    throw new Error('--peer graphile-worker and graphile-worker-tx cannot run in one run')
   const rx = await ReceiverProcess.start()
   const systems: System[] = []
   try {

@@ -45,10 +45,12 @@ const at = (f: Figures | undefined, rate: number) => f?.latency.find((l) => l.ra
 /** Prints each target that applies to the systems measured; answers whether all were met. */
 export function checkTargets(figures: Figures[]): boolean {
   const by = (prefix: string) => figures.find((f) => f.name.startsWith(prefix))
+  // The targets compare with graphile-worker as its docs set it up (addJob), not the -tx variant.
+  const exactly = (name: string) => figures.find((f) => f.name === name)
   const sqlite = by('Tessera (SQLite')
   const postgres = by('Tessera (PostgreSQL')
   const bull = by('BullMQ')
-  const graphile = by('graphile-worker')
+  const graphile = exactly('graphile-worker')
   const pgPeers = [graphile, by('pg-boss')].filter((f) => f !== undefined)
   const checks: Array<[string, boolean]> = []
   if (sqlite && bull) checks.push(['SQLite ≥ 2× BullMQ events/s', sqlite.rate >= 2 * bull.rate])
