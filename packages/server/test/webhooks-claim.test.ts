@@ -67,29 +67,11 @@ for (const dialect of dialects()) {
     }
 
     test('leases due deliveries within the free slots, then says when the next one comes due', async () => {
-      const user = await signedIn(t.app)
-      const hookId = await register(t.app, user.authToken, 'file_uploaded', 'http://127.0.0.1:9/claim')
-      const fileId = FILE_ID
-      await t.db.kysely.transaction().execute(async (tx) => {
-        for (let i = 0; i < 5; i++) {
-          await emitEvent(t.app.ctx, tx, {
-            event: 'file_uploaded',
-            fileId,
-            fileOwnerId: user.account.id,
-            data: { i },
-          })
-        }
-      })
-      const queued = await t.db.kysely
-        .selectFrom('deliveries')
-        .select(['id', 'next_attempt_at'])
-        .where('webhook_id', '=', hookId)
-        .orderBy('id')
-        .execute()
+      const { hookId, ids: queued } = await queue(5)
       assert.equal(queued.length, 5)
       // The last one is a retry due in a minute.
       const laterAt = Date.now() + 60_000
-      const retry = queued[4]?.id ?? ''
+      const retry = queued[4] ?? ''
       await t.db.kysely
         .updateTable('deliveries')
         .set({ next_attempt_at: laterAt })
@@ -101,7 +83,7 @@ for (const dialect of dialects()) {
       assert.ok(first.saturated, 'a due delivery was left for want of slots')
       assert.deepEqual(
         first.jobs.map((job) => job.id),
-        queued.slice(0, MAX_IN_FLIGHT).map((row) => row.id),
+        queued.slice(0, MAX_IN_FLIGHT),
         'oldest due first',
       )
       const job = first.jobs[0]
@@ -124,14 +106,14 @@ for (const dialect of dialects()) {
       const third = await claim('worker-b')
       assert.deepEqual(
         third.jobs.map((j) => j.id),
-        [queued[3]?.id],
+        [queued[3]],
       )
       assert.equal(third.saturated, false)
       assert.equal(third.nextDueAt, laterAt)
       const leased = await t.db.kysely
         .selectFrom('deliveries')
         .select(['status', 'leased_by'])
-        .where('id', 'in', [queued[3]?.id ?? '', retry])
+        .where('id', 'in', [queued[3] ?? '', retry])
         .orderBy('id')
         .execute()
       assert.deepEqual(leased, [
