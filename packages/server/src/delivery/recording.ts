@@ -4,7 +4,7 @@
 import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
-import { type Claimed, claimDue } from './claim.ts'
+import { type Claimed, type ClaimOptions, claimDue } from './claim.ts'
 import { allSucceeded, type Finished, type Recorded, recordedSuccesses, recordResults } from './record.ts'
 import { startRound } from './store-claim.ts'
 import { recordAndClaimInOneStatement } from './store-round.ts'
@@ -29,13 +29,22 @@ export interface RoundDone {
 
 const nothingClaimed = (): Claimed => ({ jobs: [], more: false, saturated: false, nextDueAt: null })
 
+/** What claimDue needs of a round's options. */
+const claimOptions = (options: RoundOptions, limit: number): ClaimOptions => ({
+  db: options.db,
+  workerId: options.workerId,
+  limit,
+  maxPerHook: options.config.webhookMaxInFlight,
+  leaseMs: options.leaseMs,
+})
+
 /** Records `batch` and claims up to `limit` deliveries, in one transaction. */
 export async function recordAndClaim(
   options: RoundOptions,
   batch: Finished[],
   limit: number,
 ): Promise<RoundDone> {
-  const { db, config } = options
+  const { db } = options
   if (db.dialect === 'postgres') {
     const done = await roundInOneStatement(options, batch, limit)
     if (done) return done
@@ -48,13 +57,7 @@ export async function recordAndClaim(
     // the results' writes need no lock and should not lengthen its hold.
     recorded = await recordResults(tx, batch, { ...options, claiming: limit > 0 })
     if (limit === 0) return nothingClaimed()
-    return claimDue(tx, {
-      db,
-      workerId: options.workerId,
-      limit,
-      maxPerHook: config.webhookMaxInFlight,
-      leaseMs: options.leaseMs,
-    })
+    return claimDue(tx, claimOptions(options, limit))
   })
   return { claimed, recorded }
 }
@@ -80,13 +83,7 @@ async function roundInOneStatement(
   try {
     const claimed = await db.kysely.transaction().execute(async (tx) => {
       await startRound(tx, db, true)
-      return claimDue(tx, {
-        db,
-        workerId,
-        limit,
-        maxPerHook: config.webhookMaxInFlight,
-        leaseMs: options.leaseMs,
-      })
+      return claimDue(tx, claimOptions(options, limit))
     })
     return { claimed, recorded }
   } catch (claimError) {
