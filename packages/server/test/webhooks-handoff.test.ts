@@ -1,14 +1,15 @@
 // New deliveries go from the emitting transaction straight to the worker of the same process: leased
 // in that transaction, sent at commit (SQLite, where the one connection makes the slot count exact
 // until commit). On PostgreSQL the worker claims them as ever. What must hold on both: a rolled-back
-// emit sends nothing and holds no slot, the per-webhook cap is never exceeded, and deliveries
-// waiting for a slot are not overtaken by newer ones.
+// emit sends nothing and holds no slot, the per-webhook cap is never exceeded, an event with more
+// subscribers than the emit's first statement covers (PostgreSQL: four) reaches each of them once,
+// and deliveries waiting for a slot are not overtaken by newer ones.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { emitEvent } from '../src/events/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
-import { deliveriesOf, emit, ok, Receiver, register, sleep, until } from './support/receiver.ts'
+import { deliveriesOf, emit, ok, Receiver, register, settled, sleep, until } from './support/receiver.ts'
 
 const FILE_ID = 'fb0000000000000000000000'
 
@@ -37,6 +38,27 @@ for (const dialect of dialects()) {
       }
       await until('the delivery', async () => rx.at('/first').length === 1)
       assert.equal(JSON.parse(rx.at('/first')[0]?.body ?? '{}').data.n, 1)
+    })
+
+    test('an event with more subscribers than one statement covers reaches each of them once', async () => {
+      const user = await signedIn(t.app)
+      const hooks: string[] = []
+      for (let n = 0; n < 6; n++) {
+        hooks.push(await register(t.app, user.authToken, 'file_uploaded', rx.on(`/many/${n}`, ok)))
+      }
+      const out = await emit(t, {
+        event: 'file_uploaded',
+        fileId: FILE_ID,
+        fileOwnerId: user.account.id,
+        data: {},
+      })
+      assert.equal(out.deliveries, 6)
+      for (const hookId of hooks) await settled(t, hookId)
+      await sleep(100)
+      assert.deepEqual(
+        hooks.map((_, n) => rx.at(`/many/${n}`).length),
+        [1, 1, 1, 1, 1, 1],
+      )
     })
 
     test('a rolled-back emit sends nothing and holds no slot', async () => {
