@@ -55,8 +55,7 @@ class Cluster {
   }
 
   async start(role: Role, name: string): Promise<Proc> {
-    const started =
-      role === 'api' ? await startServer(this.env, ['--no-workers']) : await startWorker(this.env)
+    const started = await launch(role, this.env)
     const proc: Proc = { role, name, child: started.child, exited: started.exited }
     if ('baseUrl' in started) proc.baseUrl = started.baseUrl
     const index = this.procs.findIndex((p) => p.name === name)
