@@ -83,7 +83,10 @@ class Cluster {
   }
 }
 
-/** Starts a process; on a loaded machine a start may miss the helper's 30 s window: try again. */
+/**
+ * Starts a process; on a loaded machine a start may miss the helper's 90 s window (the helper kills
+ * that one): try again.
+ */
 async function launch(role: Role, env: Record<string, string>) {
   for (let attempt = 1; ; attempt++) {
     try {
