@@ -1,7 +1,8 @@
 // GET /events/stream over real HTTP on loopback, every dialect: events arrive as they commit with the
 // webhook envelope (compared with what a real receiver got), resume with Last-Event-ID loses
 // nothing, filters and reader rules hold, a stalled reader is cut off with bounded buffers, stream
-// limits answer 429, and an event committed through another app on the same database arrives.
+// limits answer 429, an event committed through another app on the same database arrives, and two
+// races (a start's position read late, a stream joining during a scan) lose nothing.
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import path from 'node:path'
@@ -13,6 +14,7 @@ import { openDatabase } from '../src/platform/db/index.ts'
 import { signedIn } from './support/api.ts'
 import { type Team, team } from './support/file-rows.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
+import { holdNextQuery } from './support/query-gate.ts'
 import { emit, Receiver, register, sleep, until } from './support/receiver.ts'
 import { openStream, rawStream, type SseFrame } from './support/sse.ts'
 
@@ -331,6 +333,60 @@ for (const dialect of dialects()) {
           `p99 ${pct(0.99).toFixed(1)} ms, max ${pct(1).toFixed(1)} ms`,
       )
       assert.ok(pct(0.99) < 2000, 'p99 under 2 s')
+    })
+  })
+
+  // Two orderings a busy server meets, forced by holding one of the hub's queries back.
+  describe(`event stream start and scans racing on ${dialect.name}`, () => {
+    // The hub's reads: where the stream stands now (head), and a scan for new rows.
+    const HEAD = /^select (pg_snapshot_xmin|max\(seq\) as seq from event_stream)/
+    const SCAN = /^(with snap as|select t\.top)/
+    let t: TestApp
+    let base: string
+    before(async () => {
+      t = await startApp(dialect, { licenses: 1000 })
+      base = await listen(t)
+    })
+    after(async () => t.close())
+    const emitTo = (accountId: string) =>
+      emit(t, { event: 'file_uploaded', fileId: 'f', fileOwnerId: accountId, data: {} })
+
+    test('the 200 waits until the stream knows where it starts: an event committed on seeing it arrives', async (ctx) => {
+      const a = await signedIn(t.app)
+      // The starting point is read after the client commits (or after 1 s, if the client cannot
+      // commit because it has no answer yet).
+      const gate = holdNextQuery(t.db.kysely, HEAD, 1000)
+      ctx.after(gate.restore)
+      const stream = await openStream(base, '/events/stream', bearer(a.authToken))
+      assert.equal(stream.status, 200, stream.text)
+      const { eventId } = await emitTo(a.account.id)
+      gate.release()
+      await gate.reached
+      const [frame] = await stream.waitFor(1, () => true, 3000)
+      assert.equal(frame?.id, eventId)
+      stream.close()
+      await until('the stream to close', () => t.app.ctx.eventStream.stats().streams === 0)
+    })
+
+    test('a stream opened while a scan runs gets the events that scan passed over', async (ctx) => {
+      const [a, b] = await Promise.all([signedIn(t.app), signedIn(t.app)])
+      const first = await openStream(base, '/events/stream', bearer(a.authToken))
+      await emitTo(a.account.id)
+      await first.waitFor(1)
+      // A scan for the open streams (a's only) starts and is held; b connects and commits an event;
+      // the scan then reads past b's event without reading b's rows.
+      const gate = holdNextQuery(t.db.kysely, SCAN, 3000)
+      ctx.after(gate.restore)
+      await emitTo(a.account.id)
+      await gate.reached
+      const second = await openStream(base, '/events/stream', bearer(b.authToken))
+      const { eventId } = await emitTo(b.account.id)
+      gate.release()
+      const [frame] = await second.waitFor(1, () => true, 3000)
+      assert.equal(frame?.id, eventId)
+      assert.equal((await first.waitFor(2)).length, 2)
+      first.close()
+      second.close()
     })
   })
 

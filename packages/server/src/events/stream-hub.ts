@@ -9,9 +9,9 @@ import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
 import { PgListener, type Waker } from '../platform/jobs.ts'
-import { PING, resetFrame } from './stream-frames.ts'
+import { comment, PING, resetFrame } from './stream-frames.ts'
 import * as store from './stream-store.ts'
-import { type StreamSpec, Subscriber } from './stream-subscriber.ts'
+import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
 import { streamChannel } from './wake.ts'
 
 export type StreamConfig = Pick<
@@ -107,16 +107,27 @@ export class StreamHub implements Waker {
     if (this.#count === 0) this.#stopTimers()
   }
 
-  /** Starts sending: resumes after `spec.lastEventId` (or answers a reset), then live. */
-  async start(subscriber: Subscriber, spec: StreamSpec): Promise<void> {
-    subscriber.spec = spec
+  /**
+   * Fixes where the stream starts (after `want.lastEventId`, or now; an unknown id gets a reset),
+   * then calls `open` (which sends the answer's headers) and starts sending. The order is the
+   * contract: a client that saw the answer and then committed an event receives it; were the
+   * headers first, its event could commit before the starting point was read, and be skipped.
+   * A failure before `open` throws, so the request answers a problem document.
+   */
+  async start(subscriber: Subscriber, want: Omit<StreamSpec, 'sink'>, open: () => StreamSink): Promise<void> {
     const cursor = await this.#ensureCursor()
-    const resumeAt = spec.lastEventId
-      ? await store.positionOf(this.db, spec.lastEventId, spec.accountId)
+    const resumeAt = want.lastEventId
+      ? await store.positionOf(this.db, want.lastEventId, want.accountId)
       : null
-    if (spec.lastEventId && !resumeAt) subscriber.write(resetFrame(spec.lastEventId))
     subscriber.pos = resumeAt ?? cursor
-    if (subscriber.ended) return
+    const sink = open()
+    if (subscriber.ended) {
+      // Released (the client left) or ended (shutdown) while the position was read.
+      sink.end(comment('stream ended; reconnect with Last-Event-ID'))
+      return
+    }
+    subscriber.spec = { ...want, sink }
+    if (want.lastEventId && !resumeAt) subscriber.write(resetFrame(want.lastEventId))
     void this.#catchUp(subscriber)
   }
 
@@ -218,12 +229,14 @@ export class StreamHub implements Waker {
         this.#again = false
         const cursor = this.#cursor
         if (cursor === null || this.#count === 0) break
-        const result = await store.scan(this.db, cursor, [...this.#byAccount.keys()], BATCH)
+        const accounts = [...this.#byAccount.keys()]
+        const result = await store.scan(this.db, cursor, accounts, BATCH)
         // The position moves before the fan-out: a stream that cannot take a row of this batch
         // starts catching up from the database at once, and its catch-up must cover the whole batch
         // (with the old position it went live again at once and lost the batch's later rows).
         this.#cursor = store.later(this.#cursor ?? cursor, result.next)
         this.#fanOut(result.rows)
+        this.#catchUpUnscanned(accounts)
         if (result.rows.length >= BATCH) this.#again = true
         held = result.held
       } while (this.#again && !this.#closed)
@@ -245,6 +258,23 @@ export class StreamHub implements Waker {
           subscriber.live = false
           void this.#catchUp(subscriber)
         }
+      }
+    }
+  }
+
+  /**
+   * Live streams of accounts that connected while a scan ran: the scan did not read their rows, yet
+   * the position moved past whatever committed meanwhile, so they read that stretch from the
+   * database (then go live again).
+   */
+  #catchUpUnscanned(scanned: string[]): void {
+    const read = new Set(scanned)
+    for (const [accountId, subscribers] of this.#byAccount) {
+      if (read.has(accountId)) continue
+      for (const subscriber of subscribers) {
+        if (!subscriber.live) continue
+        subscriber.live = false
+        void this.#catchUp(subscriber)
       }
     }
   }

@@ -57,16 +57,8 @@ export async function tokenExpiry(ctx: AppContext, request: FastifyRequest): Pro
 export function openSink(request: FastifyRequest, reply: FastifyReply): StreamSink {
   reply.hijack()
   const res = reply.raw
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    // Proxies such as nginx would otherwise buffer the stream.
-    'x-accel-buffering': 'no',
-    // Not reused afterwards: once the stream ends (shutdown, cut-off) the socket closes with it.
-    connection: 'close',
-    'x-request-id': request.id,
-  })
-  res.write(': stream open\n\n')
+  // The client may have left while the hub read the starting point: nothing to answer then.
+  if (!res.destroyed) openResponse(request, res)
   return {
     write(text) {
       if (!res.writableEnded && !res.destroyed) res.write(text)
@@ -79,6 +71,20 @@ export function openSink(request: FastifyRequest, reply: FastifyReply): StreamSi
       setTimeout(() => res.destroy(), END_GRACE_MS).unref()
     },
   }
+}
+
+/** The answer's head and a first comment, so the client knows at once that the stream is open. */
+function openResponse(request: FastifyRequest, res: FastifyReply['raw']): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    // Proxies such as nginx would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+    // Not reused afterwards: once the stream ends (shutdown, cut-off) the socket closes with it.
+    connection: 'close',
+    'x-request-id': request.id,
+  })
+  res.write(': stream open\n\n')
 }
 
 /** How often a socket over its bound is looked at again, besides its 'drain' events. */
@@ -111,7 +117,7 @@ export interface StreamRequest {
   header?: string
 }
 
-/** Answers the stream: a slot (or 429), the headers, then the hub sends until the socket closes. */
+/** Answers the stream: a slot (or 429), its starting point, the headers, then the hub sends until the socket closes. */
 export async function serveStream(
   ctx: AppContext,
   hub: StreamHub,
@@ -124,12 +130,8 @@ export async function serveStream(
   const expiresAt = await tokenExpiry(ctx, request)
   const { accountId, email } = request.auth
   const subscriber = hub.admit(accountId)
-  const sink = openSink(request, reply)
+  // Before anything can fail: the slot is freed whenever the request ends, answered or not.
   reply.raw.on('close', () => hub.release(subscriber))
-  try {
-    await hub.start(subscriber, { accountId, email, events, lastEventId: resumeAfter, expiresAt, sink })
-  } catch (err) {
-    request.log.warn({ err }, 'event stream: could not start')
-    subscriber.end('server error; reconnect with Last-Event-ID')
-  }
+  const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt }
+  await hub.start(subscriber, want, () => openSink(request, reply))
 }

@@ -1,0 +1,45 @@
+// Holds one of the app's queries back, to put two things in a chosen order: the next query whose
+// SQL matches is started only once the test releases it (or after `ms`). Queries run inside a
+// transaction go through the transaction's own Kysely instance and are never held.
+import type { Kysely } from 'kysely'
+import type { Database } from '../../src/platform/db/schema.ts'
+import { sleep } from './receiver.ts'
+
+export interface QueryGate {
+  /** Resolves when a matching query arrived (and is being held). */
+  reached: Promise<void>
+  /** Lets the held query run. */
+  release(): void
+  /** Puts the original executeQuery back. */
+  restore(): void
+}
+
+export function holdNextQuery(kysely: Kysely<Database>, sql: RegExp, ms: number): QueryGate {
+  const original = kysely.executeQuery.bind(kysely)
+  let reach = () => {}
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve
+  })
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let armed = true
+  const held: Kysely<Database>['executeQuery'] = async (query, queryId) => {
+    const text = 'sql' in query ? query.sql : query.compile().sql
+    if (armed && sql.test(text)) {
+      armed = false
+      reach()
+      await Promise.race([released, sleep(ms)])
+    }
+    return original(query, queryId)
+  }
+  Object.defineProperty(kysely, 'executeQuery', { value: held, configurable: true, writable: true })
+  return {
+    reached,
+    release,
+    restore: () => {
+      Reflect.deleteProperty(kysely, 'executeQuery')
+    },
+  }
+}
