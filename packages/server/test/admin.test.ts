@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import { createAccount } from '../src/modules/accounts/index.ts'
 import { loadConfig } from '../src/platform/config.ts'
 import { login, openSession, PASSWORD, problemOf, signedIn } from './support/api.ts'
-import { dialects, startApp, type TestApp, tempDir, testKeys, uniqueName } from './support/harness.ts'
+import { dialects, startApp, type TestApp, testKeys, uniqueName } from './support/harness.ts'
 import { BIN } from './support/process.ts'
+import { processTargets } from './support/targets.ts'
 
 /** `tessera <args>` with `input` on stdin (a pipe, not a terminal). */
 function cli(args: string[], env: Record<string, string>, input: string) {
@@ -167,37 +167,10 @@ for (const dialect of dialects()) {
 }
 
 // The CLI against its own database (a child process cannot reach the harness's in-memory state).
-const cliTargets: Array<{
-  name: string
-  env: () => Promise<Record<string, string>>
-  cleanup: () => Promise<void>
-}> = [{ name: 'sqlite', env: async () => ({ TESSERA_DATA_DIR: tempDir() }), cleanup: async () => {} }]
-const url = process.env.TESSERA_TEST_DATABASE_URL
-if (url) {
-  const schema = uniqueName('admin_cli')
-  cliTargets.push({
-    name: 'postgres',
-    async env() {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`create schema ${schema}`)
-      await client.end()
-      const withSchema = new URL(url)
-      withSchema.searchParams.set('options', `-c search_path=${schema}`)
-      return { TESSERA_DATA_DIR: tempDir(), TESSERA_DATABASE_URL: withSchema.toString() }
-    },
-    async cleanup() {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    },
-  })
-}
-
-for (const target of cliTargets) {
-  test(`tessera accounts passwd (stdin) and set-email on ${target.name}`, async () => {
-    const env = await target.env()
+for (const factory of processTargets()) {
+  test(`tessera accounts passwd (stdin) and set-email on ${factory.name}`, async () => {
+    const target = await factory.create()
+    const env = target.env
     try {
       assert.equal((await cli(['migrate'], env, '')).code, 0)
       const created = await cli(

@@ -2,48 +2,17 @@
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
-import { tempDir, uniqueName } from './support/harness.ts'
 import { runCli, type Server, startServer } from './support/process.ts'
+import { type ProcessTarget, processTargets } from './support/targets.ts'
 
-interface Target {
-  name: string
-  env(): Promise<Record<string, string>>
-  cleanup(): Promise<void>
-}
-
-const targets: Target[] = [
-  { name: 'sqlite', env: async () => ({ TESSERA_DATA_DIR: tempDir() }), cleanup: async () => {} },
-]
-const url = process.env.TESSERA_TEST_DATABASE_URL
-if (url) {
-  const schema = uniqueName('cli')
-  targets.push({
-    name: 'postgres',
-    async env() {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`create schema ${schema}`)
-      await client.end()
-      const withSchema = new URL(url)
-      withSchema.searchParams.set('options', `-c search_path=${schema}`)
-      return { TESSERA_DATA_DIR: tempDir(), TESSERA_DATABASE_URL: withSchema.toString() }
-    },
-    async cleanup() {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    },
-  })
-}
-
-for (const target of targets) {
-  describe(`tessera CLI on ${target.name}`, () => {
+for (const factory of processTargets()) {
+  describe(`tessera CLI on ${factory.name}`, () => {
+    let target: ProcessTarget
     let env: Record<string, string>
     let server: Server
     before(async () => {
-      env = await target.env()
+      target = await factory.create()
+      env = target.env
       server = await startServer(env)
     })
     after(async () => {

@@ -5,20 +5,18 @@
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { readdirSync } from 'node:fs'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import path from 'node:path'
 import { buffer } from 'node:stream/consumers'
 import { after, before, describe, test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import type { Config } from '../src/platform/config.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { type FormPart, postForm, type UploadedFile, uploadFile } from './support/files.ts'
 import { type DialectUnderTest, dialects, startApp, type TestApp } from './support/harness.ts'
 import { Receiver, register, until } from './support/receiver.ts'
 import { startS3 } from './support/s3.ts'
+import { storedKeys } from './support/stored-keys.ts'
 
 const LIMIT = 64 * 1024
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -68,38 +66,6 @@ const STORAGES: StorageUnderTest[] = [
     },
   },
 ]
-
-/** Every blob the store holds, including leftovers of unfinished writes (fs `.tmp`). */
-async function storedKeys(t: TestApp): Promise<string[]> {
-  const url = new URL(t.config.storageUrl)
-  if (url.protocol === 'file:') {
-    const root = decodeURIComponent(url.pathname)
-    const walk = (dir: string): string[] => {
-      let entries: import('node:fs').Dirent[]
-      try {
-        entries = readdirSync(dir, { withFileTypes: true })
-      } catch {
-        return []
-      }
-      return entries.flatMap((e) =>
-        e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(root, path.join(dir, e.name))],
-      )
-    }
-    return walk(root).sort()
-  }
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: url.searchParams.get('endpoint') ?? '',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  })
-  try {
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: url.hostname }))
-    return (listed.Contents ?? []).map((o) => o.Key ?? '').sort()
-  } finally {
-    client.destroy()
-  }
-}
 
 async function fileRow(t: TestApp, id: string) {
   return t.db.kysely.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst()

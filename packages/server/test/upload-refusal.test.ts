@@ -4,10 +4,7 @@
 // one as it was. Every dialect on the filesystem driver; the zip cases also on S3 (s3rver), where
 // the directory is read back with ranged GETs.
 import assert from 'node:assert/strict'
-import { readdirSync } from 'node:fs'
-import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { strToU8, zipSync } from 'fflate'
 import { problemOf, signedIn } from './support/api.ts'
 import { postForm, uploadFile } from './support/files.ts'
@@ -15,40 +12,9 @@ import { pmndrsGlb } from './support/gltf.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 import { stlCube } from './support/models.ts'
 import { startS3 } from './support/s3.ts'
+import { storedKeys } from './support/stored-keys.ts'
 
 type User = Awaited<ReturnType<typeof signedIn>>
-
-/** Every blob the store holds, including leftovers of unfinished writes. */
-async function storedKeys(t: TestApp): Promise<string[]> {
-  const url = new URL(t.config.storageUrl)
-  if (url.protocol === 'file:') {
-    const root = decodeURIComponent(url.pathname)
-    const walk = (dir: string): string[] => {
-      let entries: import('node:fs').Dirent[]
-      try {
-        entries = readdirSync(dir, { withFileTypes: true })
-      } catch {
-        return []
-      }
-      return entries.flatMap((e) =>
-        e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(root, path.join(dir, e.name))],
-      )
-    }
-    return walk(root).sort()
-  }
-  const client = new S3Client({
-    region: 'us-east-1',
-    endpoint: url.searchParams.get('endpoint') ?? '',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  })
-  try {
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: url.hostname }))
-    return (listed.Contents ?? []).map((o) => o.Key ?? '').sort()
-  } finally {
-    client.destroy()
-  }
-}
 
 /** What an upload may leave behind: blobs, file rows, jobs, events. */
 async function footprint(t: TestApp) {
