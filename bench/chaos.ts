@@ -17,7 +17,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Db } from '../packages/server/src/platform/db/index.ts'
 import { stlCube } from '../packages/server/test/support/models.ts'
-import { runCli, startServer, startWorker } from '../packages/server/test/support/process.ts'
+import { cliAccount, startServer, startWorker } from '../packages/server/test/support/process.ts'
 import { Sink } from '../packages/server/test/support/sink.ts'
 import { type ProcessTarget, processTargets } from '../packages/server/test/support/targets.ts'
 
@@ -98,22 +98,8 @@ async function launch(role: Role, env: Record<string, string>) {
 }
 
 async function signIn(env: Record<string, string>, baseUrl: string, name: string) {
-  const created = await runCli(
-    [
-      'accounts',
-      'create',
-      '--email',
-      `${name}@example.com`,
-      '--username',
-      name,
-      '--password',
-      'a long password',
-    ],
-    env,
-  )
-  assert.equal(created.code, 0, created.stderr)
-  const token = (await runCli(['token', 'sign', '--account', name], env)).stdout.trim()
-  const authorization = `Bearer ${token}`
+  const { authToken } = await cliAccount(env, name)
+  const authorization = `Bearer ${authToken}`
   const res = await fetch(`${baseUrl}/account/session`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },

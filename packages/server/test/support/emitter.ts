@@ -8,7 +8,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { emitEvent } from '../../src/events/index.ts'
 import type { Db } from '../../src/platform/db/index.ts'
-import { runCli } from './process.ts'
+import { cliAccount } from './process.ts'
 
 export const EVENT = 'attribute_updated'
 const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
@@ -20,26 +20,10 @@ export async function registerWebhook(
   url: string,
 ): Promise<{ accountId: string; webhookId: string }> {
   const name = `hook${Math.random().toString(36).slice(2, 10)}`
-  const created = await runCli(
-    [
-      'accounts',
-      'create',
-      '--email',
-      `${name}@example.com`,
-      '--username',
-      name,
-      '--password',
-      'a long password',
-    ],
-    env,
-  )
-  assert.equal(created.code, 0, created.stderr)
-  const accountId = (JSON.parse(created.stdout) as { id: string }).id
-  const signed = await runCli(['token', 'sign', '--account', name], env)
-  assert.equal(signed.code, 0, signed.stderr)
+  const { accountId, authToken } = await cliAccount(env, name)
   const res = await fetch(`${baseUrl}/webhook/`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${signed.stdout.trim()}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${authToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ event: EVENT, url, secretToken: SECRET }),
   })
   const text = await res.text()

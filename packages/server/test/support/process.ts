@@ -21,6 +21,20 @@ export function runCli(
   })
 }
 
+/** Creates the account `name` (`name@example.com`) with the CLI and signs an auth token for it. */
+export async function cliAccount(
+  env: Record<string, string>,
+  name: string,
+): Promise<{ accountId: string; authToken: string }> {
+  const args = ['accounts', 'create', '--email', `${name}@example.com`, '--username', name]
+  const created = await runCli([...args, '--password', 'a long password'], env)
+  if (created.code !== 0) throw new Error(`tessera accounts create: ${created.stderr}`)
+  const signed = await runCli(['token', 'sign', '--account', name], env)
+  if (signed.code !== 0) throw new Error(`tessera token sign: ${signed.stderr}`)
+  const accountId = (JSON.parse(created.stdout) as { id: string }).id
+  return { accountId, authToken: signed.stdout.trim() }
+}
+
 export interface Server {
   child: ChildProcess
   baseUrl: string
