@@ -8,8 +8,11 @@
 //     enqueue: 1 by default, so every enqueue waits for the previous commit), timed from the first
 //     enqueue to the last arrival; systems alternate within each of `--rounds` rounds, together
 //     with a raw undici POST loop (the ceiling), and the medians are reported;
-//   latency: events enqueued at each paced `--rates` (events/s) for `--seconds`; the receiver
-//     measures each one's enqueue-to-arrival time (the enqueue time travels in the event data).
+//   latency: events enqueued at each paced `--rates` (events/s) for `--seconds`, in every round
+//     after the throughput phases (same alternating order); the receiver measures each one's
+//     enqueue-to-arrival time (the enqueue time travels in the event data); p50 and p99 are the
+//     medians over the rounds. Every phase waits for a quiet machine first (under 30 % busy for
+//     0.5 s, at most 15 s), so that no system runs while the previous one still works behind.
 //
 // The receiver runs in a child process (bench/peers/receiver.ts), so it never shares an event loop
 // with the systems. See docs/benchmarks.md.
@@ -26,7 +29,7 @@ import { Agent, request } from 'undici'
 import { startBullmq } from './peers/bullmq.ts'
 import type { System, SystemOptions } from './peers/common.ts'
 import { startGraphileWorker, startGraphileWorkerInTransaction } from './peers/graphile-worker.ts'
-import { type CpuUse, cpuBetween, readMachineCpu } from './peers/machine-cpu.ts'
+import { type CpuUse, cpuBetween, readMachineCpu, settle } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
 import { checkTargets, type Figures, median, report } from './peers/targets.ts'
@@ -128,8 +131,26 @@ async function throughput(
   return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()) }
 }
 
-/** Enqueue-to-arrival percentiles at a paced rate, spread over `producers` like the load. */
-async function latency(system: System, rx: ReceiverProcess, rate: number, seconds: number) {
+interface Paced {
+  rate: number
+  achieved: number
+  p50: number
+  p99: number
+}
+
+/** The medians of a rate's phases over the rounds, with every round's p99. */
+function medianLatency(rate: number, phases: Paced[]): Figures['latency'][number] {
+  return {
+    rate,
+    achieved: median(phases.map((p) => p.achieved)),
+    p50: median(phases.map((p) => p.p50)),
+    p99: median(phases.map((p) => p.p99)),
+    p99s: phases.map((p) => p.p99),
+  }
+}
+
+/** Enqueue-to-arrival percentiles at one paced rate: independent callers, as API requests are. */
+async function latency(system: System, rx: ReceiverProcess, rate: number, seconds: number): Promise<Paced> {
   await rx.ask({ type: 'reset' })
   const total = Math.round(rate * seconds)
   const started = nowMs()
@@ -190,11 +211,15 @@ async function main(): Promise<void> {
       rates_[system.name] = []
       cpu[system.name] = []
     }
+    // Per system, rate and round: the latency phase's percentiles.
+    const paced: Record<string, Paced[][]> = {}
+    for (const system of systems) paced[system.name] = rates.map(() => [])
     for (let round = 1; round <= rounds; round++) {
       // Alternate the order too, so no system always runs right after the same other one.
       const order = round % 2 === 1 ? systems : [...systems].reverse()
       rates_.raw?.push(await rawLoop(rx.url, events, concurrency))
       for (const system of order) {
+        await settle()
         const done = await throughput(system, rx, events, producers)
         rates_[system.name]?.push(done.rate)
         if (done.cpu) cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
@@ -204,19 +229,26 @@ async function main(): Promise<void> {
           .map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
           .join(', ')}`,
       )
+      // The latency phases in every round as well: one stall of the machine (a slow disk flush, a
+      // noisy neighbour) then moves one round's percentiles, not the reported median.
+      for (const system of order) {
+        for (const [i, rate] of rates.entries()) {
+          await settle()
+          const phase = await latency(system, rx, rate, seconds)
+          paced[system.name]?.[i]?.push(phase)
+          console.log(
+            `    ${system.name} at ${rate}/s: p50 ${phase.p50.toFixed(2)} / p99 ${phase.p99.toFixed(2)} ms`,
+          )
+        }
+      }
     }
     const figures: Figures[] = []
     for (const system of systems) {
-      const lat = []
-      for (const rate of rates) {
-        lat.push(await latency(system, rx, rate, seconds))
-        console.log(`  ${system.name} at ${rate}/s: p50 ${lat.at(-1)?.p50.toFixed(2)} ms`)
-      }
       const used = cpu[system.name] ?? []
       figures.push({
         name: system.name,
         rate: median(rates_[system.name] ?? []),
-        latency: lat,
+        latency: rates.map((rate, i) => medianLatency(rate, paced[system.name]?.[i] ?? [])),
         cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
         utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
       })

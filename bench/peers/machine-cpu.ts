@@ -39,3 +39,19 @@ export function cpuBetween(from: CpuReading | null, to: CpuReading | null): CpuU
   const busy = to.busy - from.busy
   return { busy, utilization: busy / (to.total - from.total) }
 }
+
+/**
+ * Waits until the machine is quiet (under `busyBelow` of its cores busy over `windowMs`), at most
+ * `maxMs`: a phase then does not start while the previous system still works in the background
+ * (pg-boss archiving, autovacuum after a churned table). Answers how long it waited.
+ */
+export async function settle(busyBelow = 0.3, windowMs = 500, maxMs = 15_000): Promise<number> {
+  const started = performance.now()
+  while (performance.now() - started < maxMs) {
+    const before = readMachineCpu()
+    await new Promise((resolve) => setTimeout(resolve, windowMs))
+    const use = cpuBetween(before, readMachineCpu())
+    if (use === null || use.utilization < busyBelow) break
+  }
+  return performance.now() - started
+}

@@ -6,7 +6,8 @@ export interface Figures {
   name: string
   /** Median events/s over the rounds. */
   rate: number
-  latency: Array<{ rate: number; achieved: number; p50: number; p99: number }>
+  /** Per paced rate: medians over the rounds of the achieved rate, p50 and p99; every round's p99. */
+  latency: Array<{ rate: number; achieved: number; p50: number; p99: number; p99s: number[] }>
   /**
    * Median over the rounds of the whole machine's busy CPU per event during the throughput phase
    * (every process: the system, its store, the receiver), in µs; null where unmeasured.
@@ -27,7 +28,8 @@ export function report(figures: Figures[], raw: number): void {
     const lat = f.latency
       .map(
         (l) =>
-          `@${l.rate}/s (got ${l.achieved.toFixed(0)}) p50 ${l.p50.toFixed(2)} / p99 ${l.p99.toFixed(2)} ms`,
+          `@${l.rate}/s (got ${l.achieved.toFixed(0)}) p50 ${l.p50.toFixed(2)} / p99 ${l.p99.toFixed(2)} ms` +
+          ` (p99 by round ${l.p99s.map((p) => p.toFixed(1)).join(', ')})`,
       )
       .join(', ')
     const cpu =
