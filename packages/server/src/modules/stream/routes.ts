@@ -21,7 +21,8 @@ export async function streamRoutes(fastify: FastifyInstance, ctx: AppContext & {
         security,
         summary: 'Live stream of the events your webhooks would receive (Server-Sent Events)',
         description:
-          'Every event on a file the caller may read, as it commits, as the webhook envelope. Resume with the ' +
+          'Every event on a file the caller may read, as it commits, as the webhook envelope: every event ' +
+          'committed after the answer (200) arrived is sent. Resume with the ' +
           'Last-Event-ID header (or ?lastEventId=): every event after that one is sent first; an unknown id ' +
           'answers `event: reset`. ?events=a,b filters (400 VALIDATION_FAILED on an unknown name). Too many ' +
           'open streams: 429 STREAM_LIMIT_REACHED (per account) or STREAMS_BUSY (per server).',

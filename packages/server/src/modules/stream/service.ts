@@ -117,7 +117,10 @@ export interface StreamRequest {
   header?: string
 }
 
-/** Answers the stream: a slot (or 429), its starting point, the headers, then the hub sends until the socket closes. */
+/**
+ * Answers the stream: a slot (or 429), its starting point, the headers, then the hub sends until
+ * the socket closes.
+ */
 export async function serveStream(
   ctx: AppContext,
   hub: StreamHub,
