@@ -58,6 +58,8 @@ export class StreamHub implements Waker {
   #scanning = false
   #again = false
   #heldRetries = 0
+  /** Counts accounts that got their first stream: a scan sees whether any joined while it ran. */
+  #accountsJoined = 0
   #timers: NodeJS.Timeout[] = []
   #listener: PgListener | null = null
   #closed = false
@@ -89,6 +91,7 @@ export class StreamHub implements Waker {
       })
     }
     const subscriber = new Subscriber(accountId)
+    if (mine.size === 0) this.#accountsJoined += 1
     mine.add(subscriber)
     this.#byAccount.set(accountId, mine)
     this.#count += 1
@@ -230,13 +233,14 @@ export class StreamHub implements Waker {
         const cursor = this.#cursor
         if (cursor === null || this.#count === 0) break
         const accounts = [...this.#byAccount.keys()]
+        const joined = this.#accountsJoined
         const result = await store.scan(this.db, cursor, accounts, BATCH)
         // The position moves before the fan-out: a stream that cannot take a row of this batch
         // starts catching up from the database at once, and its catch-up must cover the whole batch
         // (with the old position it went live again at once and lost the batch's later rows).
         this.#cursor = store.later(this.#cursor ?? cursor, result.next)
         this.#fanOut(result.rows)
-        this.#catchUpUnscanned(accounts)
+        if (this.#accountsJoined !== joined) this.#catchUpUnscanned(accounts)
         if (result.rows.length >= BATCH) this.#again = true
         held = result.held
       } while (this.#again && !this.#closed)

@@ -1,9 +1,8 @@
 // Holds one of the app's queries back, to put two things in a chosen order: the next query whose
-// SQL matches is started only once the test releases it (or after `ms`). Queries run inside a
-// transaction go through the transaction's own Kysely instance and are never held.
+// SQL matches is started only once the test releases it (or `ms` after the gate was set). Queries
+// run inside a transaction go through the transaction's own Kysely instance and are never held.
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/platform/db/schema.ts'
-import { sleep } from './receiver.ts'
 
 export interface QueryGate {
   /** Resolves when a matching query arrived (and is being held). */
@@ -21,8 +20,13 @@ export function holdNextQuery(kysely: Kysely<Database>, sql: RegExp, ms: number)
     reach = resolve
   })
   let release = () => {}
+  // Released by the test, or by itself after `ms`.
   const released = new Promise<void>((resolve) => {
-    release = resolve
+    const timer = setTimeout(resolve, ms)
+    release = () => {
+      clearTimeout(timer)
+      resolve()
+    }
   })
   let armed = true
   const held: Kysely<Database>['executeQuery'] = async (query, queryId) => {
@@ -30,7 +34,7 @@ export function holdNextQuery(kysely: Kysely<Database>, sql: RegExp, ms: number)
     if (armed && sql.test(text)) {
       armed = false
       reach()
-      await Promise.race([released, sleep(ms)])
+      await released
     }
     return original(query, queryId)
   }
