@@ -170,32 +170,111 @@ async function latency(system: System, rx: ReceiverProcess, rate: number, second
   return { rate, achieved, p50: at(0.5), p99: at(0.99) }
 }
 
-async function main(): Promise<void> {
-  const events = wholeNumber('events', args.events)
-  const producers = wholeNumber('producers', args.producers || args.emitters)
-  const concurrency = wholeNumber(
-    'concurrency',
-    args.concurrency || process.env.TESSERA_WEBHOOK_MAX_IN_FLIGHT || '8',
-  )
-  const rounds = wholeNumber('rounds', args.rounds)
-  const seconds = Number(args.seconds)
-  const rates = list([args.rate || args.rates]).map((r) => wholeNumber('rates', r))
+/** What one run measures, from the command line. */
+interface Plan {
+  events: number
+  producers: number
+  concurrency: number
+  rounds: number
+  seconds: number
+  rates: number[]
+  databaseUrl: string | undefined
+  names: string[]
+}
+
+function parsePlan(): Plan {
   const databaseUrl = process.env.TESSERA_DATABASE_URL || process.env.TESSERA_TEST_DATABASE_URL
   const names = [
     ...list([args.dialect || (databaseUrl ? 'sqlite,postgres' : 'sqlite')]),
     ...list(args.peer),
   ].filter((name) => name !== 'none')
-  for (const name of names)
-    if (name !== 'none' && !STARTERS[name]) throw new Error(`unknown system "${name}"`)
+  for (const name of names) if (!STARTERS[name]) throw new Error(`unknown system "${name}"`)
   // A graphile-worker runner that sees another one migrate its schema (its notice is database-wide)
   // shuts down: one of the two per run.
   if (names.includes('graphile-worker') && names.includes('graphile-worker-tx'))
     throw new Error('--peer graphile-worker and graphile-worker-tx cannot run in one run')
+  return {
+    events: wholeNumber('events', args.events),
+    producers: wholeNumber('producers', args.producers || args.emitters),
+    concurrency: wholeNumber(
+      'concurrency',
+      args.concurrency || process.env.TESSERA_WEBHOOK_MAX_IN_FLIGHT || '8',
+    ),
+    rounds: wholeNumber('rounds', args.rounds),
+    seconds: Number(args.seconds),
+    rates: list([args.rate || args.rates]).map((r) => wholeNumber('rates', r)),
+    databaseUrl,
+    names,
+  }
+}
+
+/** Every round's figures, per system: events/s, the machine's CPU, the latency phases. */
+class Rounds {
+  readonly rates: Record<string, number[]> = { raw: [] }
+  /** Per system and round: the machine's busy CPU µs per event, and its utilization. */
+  readonly cpu: Record<string, Array<{ perEvent: number; utilization: number }>> = {}
+  /** Per system, paced rate and round: the latency phase's percentiles. */
+  readonly paced: Record<string, Paced[][]> = {}
+  readonly #plan: Plan
+  readonly #rx: ReceiverProcess
+
+  constructor(plan: Plan, rx: ReceiverProcess, systems: System[]) {
+    this.#plan = plan
+    this.#rx = rx
+    for (const system of systems) {
+      this.rates[system.name] = []
+      this.cpu[system.name] = []
+      this.paced[system.name] = plan.rates.map(() => [])
+    }
+  }
+
+  /** One round: the raw loop, every system's throughput, then every system's latency phases. */
+  async run(round: number, order: System[]): Promise<void> {
+    const { events, producers, concurrency, rates, seconds } = this.#plan
+    this.rates.raw?.push(await rawLoop(this.#rx.url, events, concurrency))
+    for (const system of order) {
+      await settle()
+      const done = await throughput(system, this.#rx, events, producers)
+      this.rates[system.name]?.push(done.rate)
+      if (done.cpu) this.cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
+    }
+    const last = Object.entries(this.rates).map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
+    console.log(`  round ${round}: ${last.join(', ')}`)
+    // The latency phases in every round as well: one stall of the machine (a slow disk flush, a
+    // noisy neighbour) then moves one round's percentiles, not the reported median.
+    for (const system of order) {
+      for (const [i, rate] of rates.entries()) {
+        await settle()
+        const phase = await latency(system, this.#rx, rate, seconds)
+        this.paced[system.name]?.[i]?.push(phase)
+        console.log(
+          `    ${system.name} at ${rate}/s: p50 ${phase.p50.toFixed(2)} / p99 ${phase.p99.toFixed(2)} ms`,
+        )
+      }
+    }
+  }
+
+  /** The medians over the rounds. */
+  figures(system: System): Figures {
+    const used = this.cpu[system.name] ?? []
+    return {
+      name: system.name,
+      rate: median(this.rates[system.name] ?? []),
+      latency: this.#plan.rates.map((rate, i) => medianLatency(rate, this.paced[system.name]?.[i] ?? [])),
+      cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
+      utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const plan = parsePlan()
+  const { events, producers, concurrency, rounds, seconds, rates } = plan
   const rx = await ReceiverProcess.start()
   const systems: System[] = []
   try {
-    const options: SystemOptions = { receiverUrl: rx.url, concurrency, databaseUrl }
-    for (const name of names)
+    const options: SystemOptions = { receiverUrl: rx.url, concurrency, databaseUrl: plan.databaseUrl }
+    for (const name of plan.names)
       systems.push(await (STARTERS[name] as (o: SystemOptions) => Promise<System>)(options))
     console.log(
       `webhook delivery benchmark: ${events} events × ${rounds} rounds, concurrency ${concurrency}, ` +
@@ -204,56 +283,13 @@ async function main(): Promise<void> {
     // Warm-up: JIT, connections, statement caches.
     await rawLoop(rx.url, Math.min(1000, events), concurrency)
     for (const system of systems) await throughput(system, rx, Math.min(1000, events), producers)
-    const rates_: Record<string, number[]> = { raw: [] }
-    // Per system and round: the machine's busy CPU µs per event, and its utilization.
-    const cpu: Record<string, Array<{ perEvent: number; utilization: number }>> = {}
-    for (const system of systems) {
-      rates_[system.name] = []
-      cpu[system.name] = []
-    }
-    // Per system, rate and round: the latency phase's percentiles.
-    const paced: Record<string, Paced[][]> = {}
-    for (const system of systems) paced[system.name] = rates.map(() => [])
+    const measured = new Rounds(plan, rx, systems)
     for (let round = 1; round <= rounds; round++) {
       // Alternate the order too, so no system always runs right after the same other one.
-      const order = round % 2 === 1 ? systems : [...systems].reverse()
-      rates_.raw?.push(await rawLoop(rx.url, events, concurrency))
-      for (const system of order) {
-        await settle()
-        const done = await throughput(system, rx, events, producers)
-        rates_[system.name]?.push(done.rate)
-        if (done.cpu) cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
-      }
-      console.log(
-        `  round ${round}: ${Object.entries(rates_)
-          .map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
-          .join(', ')}`,
-      )
-      // The latency phases in every round as well: one stall of the machine (a slow disk flush, a
-      // noisy neighbour) then moves one round's percentiles, not the reported median.
-      for (const system of order) {
-        for (const [i, rate] of rates.entries()) {
-          await settle()
-          const phase = await latency(system, rx, rate, seconds)
-          paced[system.name]?.[i]?.push(phase)
-          console.log(
-            `    ${system.name} at ${rate}/s: p50 ${phase.p50.toFixed(2)} / p99 ${phase.p99.toFixed(2)} ms`,
-          )
-        }
-      }
+      await measured.run(round, round % 2 === 1 ? systems : [...systems].reverse())
     }
-    const figures: Figures[] = []
-    for (const system of systems) {
-      const used = cpu[system.name] ?? []
-      figures.push({
-        name: system.name,
-        rate: median(rates_[system.name] ?? []),
-        latency: rates.map((rate, i) => medianLatency(rate, paced[system.name]?.[i] ?? [])),
-        cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
-        utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
-      })
-    }
-    report(figures, median(rates_.raw ?? []))
+    const figures = systems.map((system) => measured.figures(system))
+    report(figures, median(measured.rates.raw ?? []))
     if (args.check && !checkTargets(figures)) process.exitCode = 1
   } finally {
     for (const system of systems)

@@ -4,7 +4,7 @@ import fastifyCookie from '@fastify/cookie'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { consoleRoutes } from './console.ts'
-import { DeliveryWorker } from './delivery/index.ts'
+import { type DeliveryMetrics, DeliveryWorker } from './delivery/index.ts'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
 import { adminRoutes } from './modules/admin/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
@@ -53,6 +53,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installHttpLimits(app, config)
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
+  installLifecycle(app, ctx, options)
+  installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
+  // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === 'none' && route.schema && !route.schema.hide) route.schema.security ??= []
+  })
+
+  await app.register(fastifyCookie)
+  await registerCors(app, config.corsOrigins)
+  await registerOpenApi(app)
+  const { deliveryMetrics } = installOperations(app, ctx)
+  await registerApi(app, ctx)
+  await consoleRoutes(app)
+  startWorkers(app, ctx, options, deliveryMetrics)
+  return app
+}
+
+/** Closing what the app opened, the sweeps after a crash, and the request id on every answer. */
+function installLifecycle(app: FastifyInstance, ctx: ServerContext, options: BuildOptions): void {
   if (!options.db) app.addHook('onClose', () => ctx.db.close())
   app.addHook('onClose', () => ctx.blobs.close())
   // Temp blobs of uploads cut short by a crash of a process (this one's predecessor, on restart),
@@ -66,22 +85,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id)
     done(null, payload)
   })
+}
 
-  installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
-  // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
-  app.addHook('onRoute', (route) => {
-    if (route.config?.auth === 'none' && route.schema && !route.schema.hide) route.schema.security ??= []
-  })
-
-  await app.register(fastifyCookie)
-  await registerCors(app, config.corsOrigins)
-  await registerOpenApi(app)
-
+/** /metrics, /healthz, /readyz (here or on TESSERA_METRICS_LISTEN), the JWKS and the OpenAPI document. */
+function installOperations(app: FastifyInstance, ctx: ServerContext) {
   // With TESSERA_METRICS_LISTEN, /metrics is served on that address instead; onReady, so that a
   // taken address fails the start (an onListen error would only be logged).
-  const metricsListen = config.metricsListen
+  const metricsListen = ctx.config.metricsListen
   const operations = operationsRoutes(app, ctx, metricsListen === undefined)
-  const deliveryMetrics = operations.deliveryMetrics
   if (metricsListen) {
     let server: OperationsServer | undefined
     app.addHook('onReady', async () => {
@@ -103,8 +114,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async () => ctx.keys.jwks,
   )
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+  return operations
+}
 
-  // The API proper: every route below authenticates as its config says (default: both tokens).
+/** The API proper: every route authenticates as its config says (default: both tokens). */
+async function registerApi(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   await app.register(async (api) => {
     api.addHook('onRoute', authenticateRoutes(ctx))
     await accountRoutes(api, ctx)
@@ -120,14 +134,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   // preClose: open streams end (their connections would hold the close) before the database closes.
   app.addHook('preClose', async () => ctx.eventStream.close())
-  await consoleRoutes(app)
+}
 
+/** The delivery and conversion workers of this process, unless the options leave them out. */
+function startWorkers(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  options: BuildOptions,
+  metrics: DeliveryMetrics,
+): void {
   if (options.workers !== false) {
     const deliveries = new DeliveryWorker({
       db: ctx.db,
-      config,
+      config: ctx.config,
       log: ctx.log,
-      metrics: deliveryMetrics,
+      metrics,
       handOff: ctx.deliveryHandOff,
     })
     app.addHook('onReady', async () => deliveries.start())
@@ -140,7 +161,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Running conversions are killed and their jobs re-queued, untouched, for the next worker.
     app.addHook('preClose', async () => conversions.stop())
   }
-  return app
 }
 
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })
