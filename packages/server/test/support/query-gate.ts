@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../src/platform/db/schema.ts'
 
 export interface QueryGate {
-  /** Resolves when a matching query arrived (and is being held). */
+  /** Resolves when a matching query arrived (and is being held); rejects if none did within `ms`. */
   reached: Promise<void>
   /** Lets the held query run. */
   release(): void
@@ -16,9 +16,16 @@ export interface QueryGate {
 export function holdNextQuery(kysely: Kysely<Database>, sql: RegExp, ms: number): QueryGate {
   const original = kysely.executeQuery.bind(kysely)
   let reach = () => {}
-  const reached = new Promise<void>((resolve) => {
-    reach = resolve
+  // A test waiting for a query that never comes fails after `ms` instead of at the suite's timeout.
+  const reached = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no query matching ${sql} within ${ms} ms`)), ms)
+    reach = () => {
+      clearTimeout(timer)
+      resolve()
+    }
   })
+  // Handled here too: a test that never awaits it does not die of an unhandled rejection.
+  reached.catch(() => {})
   let release = () => {}
   // Released by the test, or by itself after `ms`.
   const released = new Promise<void>((resolve) => {
