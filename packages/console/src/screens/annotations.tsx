@@ -30,6 +30,125 @@ export interface Draft {
   camera: CameraState
 }
 
+type Act = (work: () => Promise<unknown>) => Promise<boolean>
+
+/** The form of a new annotation at the picked point; saving stores the point and the camera. */
+function DraftForm(props: { file: string; draft: Draft; act: Act; onDone: () => void }) {
+  const [title, setTitle] = useState('')
+  const [text, setText] = useState('')
+  const [color, setColor] = useState('#e5484d')
+
+  async function save(d: Draft): Promise<void> {
+    const target: PointTarget = {
+      type: 'point',
+      position: d.point,
+      node: d.node,
+      cameraTarget: d.camera.target,
+    }
+    const [x, y, z] = d.camera.position
+    const ok = await props.act(() =>
+      client.scene.createAnnotation({
+        file: props.file,
+        name: title.trim() || 'Note',
+        content: text,
+        color,
+        cameraX: x,
+        cameraY: y,
+        cameraZ: z,
+        targets: [target],
+      }),
+    )
+    if (ok) {
+      setTitle('')
+      setText('')
+      props.onDone()
+    }
+  }
+
+  return (
+    <form
+      class="stack"
+      aria-label="New annotation"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save(props.draft)
+      }}
+    >
+      <input
+        aria-label="Title"
+        placeholder="Title"
+        required
+        value={title}
+        onInput={(e) => setTitle(e.currentTarget.value)}
+      />
+      <textarea
+        aria-label="Text"
+        placeholder="Text"
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      <label class="row-label">
+        Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+      </label>
+      <div class="buttons">
+        <button type="submit">Save annotation</button>
+        <button type="button" class="ghost" onClick={props.onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function AnnotationItem(props: {
+  annotation: Annotation
+  active: boolean
+  editing: boolean
+  canWrite: boolean
+  act: Act
+  onOpen: (a: Annotation) => void
+  onEditing: (id: string | null) => void
+}) {
+  const a = props.annotation
+  const act = props.act
+  return (
+    <li class={props.active ? 'active' : ''}>
+      <span class="swatch" style={{ background: a.color }} aria-hidden="true" />
+      {props.editing ? (
+        <EditAnnotation
+          annotation={a}
+          onDone={async (changes) => {
+            if (!changes || (await act(() => client.scene.updateAnnotation({ _id: a._id, ...changes }))))
+              props.onEditing(null)
+          }}
+        />
+      ) : (
+        <>
+          <button type="button" class="link" onClick={() => props.onOpen(a)}>
+            {a.name || '(hidden title)'}
+          </button>
+          {props.active && a.content && <p class="content">{a.content}</p>}
+          <span class="meta">{a.author}</span>
+          {props.canWrite && (
+            <span class="buttons">
+              <button type="button" class="ghost small" onClick={() => props.onEditing(a._id)}>
+                Edit
+              </button>
+              <button
+                type="button"
+                class="ghost small"
+                onClick={() => void act(() => client.scene.deleteAnnotation(a._id))}
+              >
+                Delete
+              </button>
+            </span>
+          )}
+        </>
+      )}
+    </li>
+  )
+}
+
 export function AnnotationsPanel(props: {
   file: string
   annotations: Annotation[]
@@ -42,9 +161,6 @@ export function AnnotationsPanel(props: {
   onChanged: () => void
   onDraftDone: () => void
 }) {
-  const [title, setTitle] = useState('')
-  const [text, setText] = useState('')
-  const [color, setColor] = useState('#e5484d')
   const [editing, setEditing] = useState<string | null>(null)
   const [error, setError] = useState('')
 
@@ -60,33 +176,6 @@ export function AnnotationsPanel(props: {
     }
   }
 
-  async function saveDraft(d: Draft): Promise<void> {
-    const target: PointTarget = {
-      type: 'point',
-      position: d.point,
-      node: d.node,
-      cameraTarget: d.camera.target,
-    }
-    const [x, y, z] = d.camera.position
-    const ok = await act(() =>
-      client.scene.createAnnotation({
-        file: props.file,
-        name: title.trim() || 'Note',
-        content: text,
-        color,
-        cameraX: x,
-        cameraY: y,
-        cameraZ: z,
-        targets: [target],
-      }),
-    )
-    if (ok) {
-      setTitle('')
-      setText('')
-      props.onDraftDone()
-    }
-  }
-
   return (
     <section class="annotations" aria-label="Annotations">
       {props.canWrite && (
@@ -95,80 +184,23 @@ export function AnnotationsPanel(props: {
         </button>
       )}
       {props.draft && (
-        <form
-          class="stack"
-          aria-label="New annotation"
-          onSubmit={(e) => {
-            e.preventDefault()
-            if (props.draft) void saveDraft(props.draft)
-          }}
-        >
-          <input
-            aria-label="Title"
-            placeholder="Title"
-            required
-            value={title}
-            onInput={(e) => setTitle(e.currentTarget.value)}
-          />
-          <textarea
-            aria-label="Text"
-            placeholder="Text"
-            value={text}
-            onInput={(e) => setText(e.currentTarget.value)}
-          />
-          <label class="row-label">
-            Colour <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
-          </label>
-          <div class="buttons">
-            <button type="submit">Save annotation</button>
-            <button type="button" class="ghost" onClick={props.onDraftDone}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <DraftForm file={props.file} draft={props.draft} act={act} onDone={props.onDraftDone} />
       )}
       {props.annotations.length === 0 ? (
         <p class="hint">No annotations yet.</p>
       ) : (
         <ol class="items">
           {props.annotations.map((a) => (
-            <li key={a._id} class={props.active === a._id ? 'active' : ''}>
-              <span class="swatch" style={{ background: a.color }} aria-hidden="true" />
-              {editing === a._id ? (
-                <EditAnnotation
-                  annotation={a}
-                  onDone={async (changes) => {
-                    if (
-                      !changes ||
-                      (await act(() => client.scene.updateAnnotation({ _id: a._id, ...changes })))
-                    )
-                      setEditing(null)
-                  }}
-                />
-              ) : (
-                <>
-                  <button type="button" class="link" onClick={() => props.onOpen(a)}>
-                    {a.name || '(hidden title)'}
-                  </button>
-                  {props.active === a._id && a.content && <p class="content">{a.content}</p>}
-                  <span class="meta">{a.author}</span>
-                  {props.canWrite && (
-                    <span class="buttons">
-                      <button type="button" class="ghost small" onClick={() => setEditing(a._id)}>
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        class="ghost small"
-                        onClick={() => void act(() => client.scene.deleteAnnotation(a._id))}
-                      >
-                        Delete
-                      </button>
-                    </span>
-                  )}
-                </>
-              )}
-            </li>
+            <AnnotationItem
+              key={a._id}
+              annotation={a}
+              active={props.active === a._id}
+              editing={editing === a._id}
+              canWrite={props.canWrite}
+              act={act}
+              onOpen={props.onOpen}
+              onEditing={setEditing}
+            />
           ))}
         </ol>
       )}

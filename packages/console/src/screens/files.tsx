@@ -23,20 +23,15 @@ function folderUrl(path: string): string {
   return path === '/' ? '/files' : `/files?path=${encodeURIComponent(path)}`
 }
 
-export function FilesScreen(props: { folder?: string; shared?: boolean }) {
-  const folder = props.folder ?? '/'
+/** The folder's listing (or the files shared with this account), and how reading it went. */
+function useListing(folder: string, shared: boolean | undefined) {
   const [files, setFiles] = useState<FileRecord[] | null>(null)
   const [folders, setFolders] = useState<Folder[]>([])
   const [error, setError] = useState('')
   const [unavailable, setUnavailable] = useState(false)
-  const [selected, setSelected] = useState<string | null>(null)
-  const [uploads, setUploads] = useState<Upload[]>([])
-  const [dragging, setDragging] = useState(false)
-  const input = useRef<HTMLInputElement>(null)
-
   const load = useCallback(async () => {
     try {
-      if (props.shared) {
+      if (shared) {
         setFiles(await client.files.listShared())
       } else {
         const listing = await client.files.listFiles(folder)
@@ -46,25 +41,22 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
       }
       setError('')
     } catch (e) {
-      if (props.shared && isMissingRoute(e)) setUnavailable(true)
+      if (shared && isMissingRoute(e)) setUnavailable(true)
       else if (!isSessionLost(e)) setError(describeError(e))
     }
-  }, [folder, props.shared])
-
+  }, [folder, shared])
   useEffect(() => {
-    setFiles(null)
-    setSelected(null)
-    void load()
-  }, [load])
+    if (files && !shared) performance.measure('files:render', 'files:data')
+  }, [files, shared])
+  return { files, setFiles, folders, error, unavailable, load }
+}
 
-  // Live states: the event stream reloads the listing when a file of this account (or shared with
-  // it) is uploaded, converted or fails, from this tab or anywhere else. Conversion progress has no
-  // event, so while anything converts or uploads the listing is also polled; without the stream
-  // (refused, or lost) a slow poll stands in for it.
+// Live states: the event stream reloads the listing when a file of this account (or shared with
+// it) is uploaded, converted or fails, from this tab or anywhere else. Conversion progress has no
+// event, so while anything converts or uploads the listing is also polled; without the stream
+// (refused, or lost) a slow poll stands in for it.
+function useLiveListing(load: () => Promise<void>, unavailable: boolean, busy: boolean): void {
   const streaming = useLiveFileEvents(load, !unavailable)
-  const busy =
-    uploads.some((u) => u.phase === 'uploading' || u.phase === 'converting') ||
-    (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
   useEffect(() => {
     if (unavailable || (streaming && !busy)) return
     // No polling while the session is gone: the banner offers to take it back.
@@ -76,8 +68,11 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     )
     return () => clearInterval(timer)
   }, [busy, load, unavailable, streaming])
+}
 
-  // Uploads follow their file's conversion in the listing.
+/** Uploads in flight: bytes while they upload, then their file's conversion as the listing shows it. */
+function useUploads(files: FileRecord[] | null, load: () => Promise<void>) {
+  const [uploads, setUploads] = useState<Upload[]>([])
   useEffect(() => {
     if (!files) return
     setUploads((list) =>
@@ -91,11 +86,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     )
   }, [files])
 
-  useEffect(() => {
-    if (files && !props.shared) performance.measure('files:render', 'files:data')
-  }, [files, props.shared])
-
-  function startUploads(list: FileList | File[], parent = folder): void {
+  function startUploads(list: FileList | File[], parent: string): void {
     for (const file of Array.from(list)) {
       const key = `${file.name}-${performance.now()}`
       const patch = (p: Partial<Upload>) =>
@@ -113,84 +104,114 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
         .catch((e: unknown) => patch({ phase: 'error', error: describeError(e) }))
     }
   }
+  const clearDone = () => setUploads((l) => l.filter((u) => u.phase !== 'ready'))
+  return { uploads, startUploads, clearDone }
+}
 
-  function newFolder(): void {
-    const name = window.prompt('Folder name')?.trim()
-    if (name && !name.includes('/')) navigate(folderUrl(`${folder === '/' ? '' : folder}/${name}`))
+function Crumbs(props: { folder: string }) {
+  return (
+    <nav class="crumbs" aria-label="Folder">
+      {crumbs(props.folder).map((c, i, all) =>
+        i === all.length - 1 ? (
+          <h1 key={c.path} aria-current="location">
+            {c.name}
+          </h1>
+        ) : (
+          <span key={c.path}>
+            <a href={folderUrl(c.path)} onClick={(e) => linkClick(e, folderUrl(c.path))}>
+              {c.name}
+            </a>
+            <span aria-hidden="true"> / </span>
+          </span>
+        ),
+      )}
+    </nav>
+  )
+}
+
+function newFolder(folder: string): void {
+  const name = window.prompt('Folder name')?.trim()
+  if (name && !name.includes('/')) navigate(folderUrl(`${folder === '/' ? '' : folder}/${name}`))
+}
+
+function FolderActions(props: { folder: string; onFiles: (files: FileList) => void }) {
+  const input = useRef<HTMLInputElement>(null)
+  return (
+    <div class="actions">
+      <button type="button" class="ghost" onClick={() => newFolder(props.folder)}>
+        New folder
+      </button>
+      <button type="button" onClick={() => input.current?.click()}>
+        Upload files
+      </button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        hidden
+        data-testid="upload-input"
+        onChange={(e) => {
+          if (e.currentTarget.files) props.onFiles(e.currentTarget.files)
+          e.currentTarget.value = ''
+        }}
+      />
+    </div>
+  )
+}
+
+/** Drag-and-drop of files onto the whole screen (not on the shared listing, which has no folder). */
+function useDropZone(enabled: boolean, onFiles: (files: FileList) => void) {
+  const [dragging, setDragging] = useState(false)
+  const handlers = {
+    onDragOver: (e: DragEvent) => {
+      if (!enabled) return
+      e.preventDefault()
+      setDragging(true)
+    },
+    onDragLeave: () => setDragging(false),
+    onDrop: (e: DragEvent) => {
+      if (!enabled) return
+      e.preventDefault()
+      setDragging(false)
+      if (e.dataTransfer?.files.length) onFiles(e.dataTransfer.files)
+    },
   }
+  return { dragging, handlers }
+}
+
+export function FilesScreen(props: { folder?: string; shared?: boolean }) {
+  const folder = props.folder ?? '/'
+  const listing = useListing(folder, props.shared)
+  const { files, load, unavailable } = listing
+  const [selected, setSelected] = useState<string | null>(null)
+  const { uploads, startUploads, clearDone } = useUploads(files, load)
+  const busy =
+    uploads.some((u) => u.phase === 'uploading' || u.phase === 'converting') ||
+    (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
+  useLiveListing(load, unavailable, busy)
+  const { setFiles } = listing
+  useEffect(() => {
+    setFiles(null)
+    setSelected(null)
+    void load()
+  }, [load])
+  const drop = useDropZone(!props.shared, (list) => startUploads(list, folder))
 
   const current = files?.find((f) => f._id === selected) ?? null
   const title = props.shared ? 'Shared with me' : 'My files'
   return (
-    <section
-      class={`files ${dragging ? 'dragging' : ''}`}
-      aria-label={title}
-      onDragOver={(e) => {
-        if (props.shared) return
-        e.preventDefault()
-        setDragging(true)
-      }}
-      onDragLeave={() => setDragging(false)}
-      onDrop={(e) => {
-        if (props.shared) return
-        e.preventDefault()
-        setDragging(false)
-        if (e.dataTransfer?.files.length) startUploads(e.dataTransfer.files)
-      }}
-    >
+    <section class={`files ${drop.dragging ? 'dragging' : ''}`} aria-label={title} {...drop.handlers}>
       <div class="toolbar">
-        {props.shared ? (
-          <h1>{title}</h1>
-        ) : (
-          <nav class="crumbs" aria-label="Folder">
-            {crumbs(folder).map((c, i, all) =>
-              i === all.length - 1 ? (
-                <h1 key={c.path} aria-current="location">
-                  {c.name}
-                </h1>
-              ) : (
-                <span key={c.path}>
-                  <a href={folderUrl(c.path)} onClick={(e) => linkClick(e, folderUrl(c.path))}>
-                    {c.name}
-                  </a>
-                  <span aria-hidden="true"> / </span>
-                </span>
-              ),
-            )}
-          </nav>
-        )}
-        {!props.shared && (
-          <div class="actions">
-            <button type="button" class="ghost" onClick={newFolder}>
-              New folder
-            </button>
-            <button type="button" onClick={() => input.current?.click()}>
-              Upload files
-            </button>
-            <input
-              ref={input}
-              type="file"
-              multiple
-              hidden
-              data-testid="upload-input"
-              onChange={(e) => {
-                if (e.currentTarget.files) startUploads(e.currentTarget.files)
-                e.currentTarget.value = ''
-              }}
-            />
-          </div>
-        )}
+        {props.shared ? <h1>{title}</h1> : <Crumbs folder={folder} />}
+        {!props.shared && <FolderActions folder={folder} onFiles={(list) => startUploads(list, folder)} />}
       </div>
       {!props.shared && (
         <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>
       )}
-      <UploadQueue
-        uploads={uploads}
-        onClear={() => setUploads((l) => l.filter((u) => u.phase !== 'ready'))}
-      />
-      {error && (
+      <UploadQueue uploads={uploads} onClear={clearDone} />
+      {listing.error && (
         <p class="error" role="alert">
-          {error}
+          {listing.error}
         </p>
       )}
       {unavailable ? (
@@ -201,7 +222,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
         <div class="split">
           <FileList
             files={files}
-            folders={props.shared ? [] : folders}
+            folders={props.shared ? [] : listing.folders}
             selected={selected}
             onSelect={setSelected}
             onFolder={(path) => navigate(folderUrl(path))}

@@ -1,29 +1,15 @@
 // The viewer screen: three.js is imported here on demand (its own chunk), the GLB downloads with a
 // progress bar, and the panels (tree + attributes, annotations, saved views) work on the model.
+// The pieces that only draw are in viewer-parts.tsx; the state and its effects are here.
+import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import {
-  type Annotation,
-  type Attributes,
-  type Configuration,
-  client,
-  type FileRecord,
-  type SceneNode,
-} from '../api/index.ts'
-import { linkClick } from '../router.ts'
-import { describeError, formatBytes } from '../util.ts'
+import { type Annotation, type Attributes, client, type FileRecord, type SceneNode } from '../api/index.ts'
+import { describeError } from '../util.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
-import { AnnotationsPanel, cameraOf, type Draft, pointOf } from './annotations.tsx'
-import { AttributesPanel } from './attributes.tsx'
-import { descendants, parentsOf, SceneTree } from './tree.tsx'
-import { type ViewState, ViewsPanel } from './views.tsx'
-
-type Tab = 'parts' | 'annotations' | 'views'
-interface Loading {
-  phase: 'waiting' | 'downloading' | 'preparing' | 'ready' | 'error'
-  loaded: number
-  total: number
-  message?: string
-}
+import { cameraOf, type Draft, pointOf } from './annotations.tsx'
+import { descendants, parentsOf } from './tree.tsx'
+import { type Loading, LoadingOverlay, type Tab, ViewerHead, ViewerPanel } from './viewer-parts.tsx'
+import type { ViewState } from './views.tsx'
 
 function findNode(tree: SceneNode[], id: string): SceneNode | null {
   for (const n of tree) {
@@ -34,51 +20,28 @@ function findNode(tree: SceneNode[], id: string): SceneNode | null {
   return null
 }
 
-export function ViewerScreen(props: { id: string }) {
-  const canvas = useRef<HTMLCanvasElement>(null)
-  const engine = useRef<ViewerEngine | null>(null)
+/** Waits for the conversion, downloads the GLB beside three.js, draws it, then reads tree and attributes. */
+function useModel(
+  id: string,
+  canvas: RefObject<HTMLCanvasElement | null>,
+  engine: RefObject<ViewerEngine | null>,
+) {
   const [file, setFile] = useState<FileRecord | null>(null)
   const [loading, setLoading] = useState<Loading>({ phase: 'waiting', loaded: 0, total: 0 })
   const [tree, setTree] = useState<SceneNode[]>([])
   const [attributes, setAttributes] = useState<Record<string, Attributes>>({})
-  const [selected, setSelected] = useState<string | null>(null)
-  const [hidden, setHidden] = useState<Set<string>>(new Set())
-  const [tab, setTab] = useState<Tab>('parts')
-  const [annotations, setAnnotations] = useState<Annotation[]>([])
-  const [views, setViews] = useState<Configuration[]>([])
-  const [active, setActive] = useState<string | null>(null)
-  const [placing, setPlacing] = useState(false)
-  const [draft, setDraft] = useState<Draft | null>(null)
-  const [camera, setCamera] = useState('')
-  const placingRef = useRef(false)
-  placingRef.current = placing
-
-  const reloadAnnotations = () =>
-    void client.scene
-      .annotations(props.id)
-      .then(setAnnotations)
-      .catch(() => {})
-  const reloadViews = () =>
-    void client.scene
-      .configurations(props.id)
-      .then(setViews)
-      .catch(() => {})
-
   useEffect(() => {
     const abort = new AbortController()
     let disposed = false
     async function open(): Promise<void> {
-      const ready = await client.files.waitUntilReady(props.id, setFile, {
-        signal: abort.signal,
-        intervalMs: 1500,
-      })
+      const ready = await client.files.waitUntilReady(id, setFile, { signal: abort.signal, intervalMs: 1500 })
       if (ready.state === 'error')
         throw new Error(`The conversion failed: ${ready.error ?? 'unknown reason'}`)
       // three.js arrives only now, in its own chunk, while the GLB downloads.
       const [module, bytes] = await Promise.all([
         import('../viewer/engine.ts'),
         client.files.fetchBytes(
-          props.id,
+          id,
           'optimized',
           (p) => setLoading({ phase: 'downloading', ...p }),
           abort.signal,
@@ -90,8 +53,8 @@ export function ViewerScreen(props: { id: string }) {
       engine.current = view
       await view.load(bytes)
       const [sceneTree, attrs] = await Promise.all([
-        client.scene.sceneTree(props.id),
-        client.scene.attributes(props.id).catch(() => ({})),
+        client.scene.sceneTree(id),
+        client.scene.attributes(id).catch(() => ({})),
       ])
       setTree(sceneTree)
       setAttributes(attrs)
@@ -100,225 +63,199 @@ export function ViewerScreen(props: { id: string }) {
     open().catch((e: unknown) => {
       if (!disposed) setLoading({ phase: 'error', loaded: 0, total: 0, message: describeError(e) })
     })
-    reloadAnnotations()
-    reloadViews()
     return () => {
       disposed = true
       abort.abort()
       engine.current?.dispose()
       engine.current = null
     }
-  }, [props.id])
+  }, [id])
+  return { file, loading, tree, attributes, setAttributes }
+}
 
-  // Picks from the 3D view: a marker opens its annotation; in placing mode a point starts a draft.
+/** A list read when the screen opens and again after each change made from it. */
+function useReloaded<T>(id: string, read: (id: string) => Promise<T[]>): [T[], () => void] {
+  const [items, setItems] = useState<T[]>([])
+  const reload = () =>
+    void read(id)
+      .then(setItems)
+      .catch(() => {})
+  useEffect(reload, [id])
+  return [items, reload]
+}
+
+/** Selection, hidden parts, the open annotation and the camera readout, kept in step with the 3D view. */
+function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[]) {
+  const [selected, setSelected] = useState<string | null>(null)
+  const [hidden, setHidden] = useState<Set<string>>(new Set())
+  const [tab, setTab] = useState<Tab>('parts')
+  const [active, setActive] = useState<string | null>(null)
+  const [camera, setCamera] = useState('')
+  const updateCamera = (): void => {
+    const c = engine.current?.getCamera()
+    if (c) setCamera([...c.position, ...c.target].map((n) => n.toFixed(4)).join(','))
+  }
+  const select = (id: string | null): void => {
+    setSelected(id)
+    engine.current?.select(id)
+    if (id) setTab('parts')
+  }
+  const applyHidden = (next: Set<string>): void => {
+    setHidden(next)
+    engine.current?.setHidden(next)
+  }
+  const openAnnotation = (a: Annotation): void => {
+    setActive(a._id)
+    setTab('annotations')
+    const cam = cameraOf(a)
+    if (cam) engine.current?.setCamera(cam, true)
+  }
+  const isolate = (node: SceneNode): void => {
+    const keep = new Set(descendants(node))
+    const parents = parentsOf(tree)
+    for (let p = parents.get(node.id) ?? null; p; p = parents.get(p) ?? null) keep.add(p)
+    applyHidden(new Set([...parents.keys()].filter((id) => !keep.has(id))))
+  }
+  const restore = (state: ViewState): void => {
+    applyHidden(new Set(state.hidden))
+    select(state.selected)
+    engine.current?.setCamera(state.camera, false)
+    updateCamera()
+  }
+  return {
+    selected,
+    hidden,
+    tab,
+    setTab,
+    active,
+    camera,
+    updateCamera,
+    select,
+    applyHidden,
+    openAnnotation,
+    isolate,
+    restore,
+  }
+}
+
+type ViewerState = ReturnType<typeof useViewerState>
+
+/**
+ * Picks from the 3D view: a marker opens its annotation; in placing mode a point starts a draft;
+ * otherwise the picked part is selected. Markers follow the annotations.
+ */
+function useEngineBindings(
+  engine: RefObject<ViewerEngine | null>,
+  state: ViewerState,
+  phase: Loading['phase'],
+  annotations: Annotation[],
+  placing: { on: boolean; set: (on: boolean) => void; draft: (d: Draft) => void },
+) {
+  const placingRef = useRef(false)
+  placingRef.current = placing.on
   useEffect(() => {
     const view = engine.current
     if (!view) return
     view.onPick = (pick, marker) => {
+      const annotation = marker ? annotations.find((x) => x._id === marker) : undefined
       if (marker) {
-        const a = annotations.find((x) => x._id === marker)
-        if (a) openAnnotation(a)
-        return
-      }
-      if (placingRef.current && pick.nodeId !== null) {
-        setDraft({ point: pick.point, node: pick.nodeId, camera: view.getCamera() })
-        setPlacing(false)
-        setTab('annotations')
-        return
-      }
-      select(pick.nodeId)
+        if (annotation) state.openAnnotation(annotation)
+      } else if (placingRef.current && pick.nodeId !== null) {
+        placing.draft({ point: pick.point, node: pick.nodeId, camera: view.getCamera() })
+        placing.set(false)
+        state.setTab('annotations')
+      } else state.select(pick.nodeId)
     }
-    view.controls.addEventListener('change', updateCamera)
-    updateCamera()
-    return () => view.controls.removeEventListener('change', updateCamera)
-  }, [loading.phase, annotations])
-
+    view.controls.addEventListener('change', state.updateCamera)
+    state.updateCamera()
+    return () => view.controls.removeEventListener('change', state.updateCamera)
+  }, [phase, annotations])
   useEffect(() => {
     engine.current?.setMarkers(
       annotations.flatMap((a) => {
         const p = pointOf(a)
         return p ? [{ id: a._id, point: p.position, color: a.color || '#e5484d' }] : []
       }),
-      active,
+      state.active,
     )
-  }, [annotations, active, loading.phase])
+  }, [annotations, state.active, phase])
+}
 
-  function updateCamera(): void {
-    const c = engine.current?.getCamera()
-    if (c) setCamera([...c.position, ...c.target].map((n) => n.toFixed(4)).join(','))
-  }
+export function ViewerScreen(props: { id: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null)
+  const engine = useRef<ViewerEngine | null>(null)
+  const model = useModel(props.id, canvas, engine)
+  const [annotations, reloadAnnotations] = useReloaded(props.id, (id) => client.scene.annotations(id))
+  const [views, reloadViews] = useReloaded(props.id, (id) => client.scene.configurations(id))
+  const [placing, setPlacing] = useState(false)
+  const [draft, setDraft] = useState<Draft | null>(null)
+  const state = useViewerState(engine, model.tree)
+  useEngineBindings(engine, state, model.loading.phase, annotations, {
+    on: placing,
+    set: setPlacing,
+    draft: setDraft,
+  })
 
-  function select(id: string | null): void {
-    setSelected(id)
-    engine.current?.select(id)
-    if (id) setTab('parts')
-  }
-
-  function applyHidden(next: Set<string>): void {
-    setHidden(next)
-    engine.current?.setHidden(next)
-  }
-
-  function openAnnotation(a: Annotation): void {
-    setActive(a._id)
-    setTab('annotations')
-    const cam = cameraOf(a)
-    if (cam) engine.current?.setCamera(cam, true)
-  }
-
-  function isolate(node: SceneNode): void {
-    const keep = new Set(descendants(node))
-    const parents = parentsOf(tree)
-    for (let p = parents.get(node.id) ?? null; p; p = parents.get(p) ?? null) keep.add(p)
-    applyHidden(new Set([...parents.keys()].filter((id) => !keep.has(id))))
-  }
-
-  function restore(state: ViewState): void {
-    applyHidden(new Set(state.hidden))
-    select(state.selected)
-    engine.current?.setCamera(state.camera, false)
-    updateCamera()
-  }
-
-  const canWrite = file !== null && file.role !== 'viewer'
-  const selectedNode = selected ? findNode(tree, selected) : null
-  const pct = loading.total > 0 ? (loading.loaded / loading.total) * 100 : 0
+  const { selected, hidden } = state
+  const canWrite = model.file !== null && model.file.role !== 'viewer'
   return (
     <section class="viewer" aria-label="Viewer">
-      <div class="viewer-head">
-        <a href="/files" onClick={(e) => linkClick(e, '/files')}>
-          ← Files
-        </a>
-        <h1 title={file?.name}>{file?.name ?? 'Model'}</h1>
-        <button type="button" class="ghost small" onClick={() => engine.current?.fit(null, true)}>
-          Fit all
-        </button>
-        <button
-          type="button"
-          class="ghost small"
-          disabled={!selected}
-          onClick={() => engine.current?.fit(selected, true)}
-        >
-          Fit selection
-        </button>
-        <button
-          type="button"
-          class="ghost small"
-          disabled={hidden.size === 0}
-          onClick={() => applyHidden(new Set())}
-        >
-          Show all
-        </button>
-      </div>
+      <ViewerHead
+        name={model.file?.name}
+        canFitSelection={selected !== null}
+        canShowAll={hidden.size > 0}
+        onFit={(selection) => engine.current?.fit(selection ? selected : null, true)}
+        onShowAll={() => state.applyHidden(new Set())}
+      />
       <div class="viewer-body">
-        <div class="viewport" data-phase={loading.phase} data-camera={camera}>
+        <div class="viewport" data-phase={model.loading.phase} data-camera={state.camera}>
           <canvas
             ref={canvas}
             class={placing ? 'placing' : ''}
             aria-label="3D view: drag to orbit, right-drag to pan, wheel to zoom"
             tabIndex={0}
           />
-          {loading.phase !== 'ready' && (
-            <div class="overlay" role="status">
-              {loading.phase === 'error' ? (
-                <p class="error">{loading.message}</p>
-              ) : loading.phase === 'waiting' ? (
-                <p>
-                  {file && file.state !== 'ready'
-                    ? `Waiting for the conversion (${file.state} ${Math.round(file.progress ?? 0)}%)…`
-                    : 'Opening…'}
-                </p>
-              ) : (
-                <>
-                  <p>
-                    {loading.phase === 'preparing'
-                      ? 'Preparing the model…'
-                      : `Loading model ${formatBytes(loading.loaded)} of ${formatBytes(loading.total)}`}
-                  </p>
-                  <progress
-                    max={100}
-                    value={loading.phase === 'preparing' ? 100 : pct}
-                    aria-label="Model download"
-                  />
-                </>
-              )}
-            </div>
-          )}
+          <LoadingOverlay loading={model.loading} file={model.file} />
         </div>
-        <aside class="panel">
-          <div class="tabs" role="tablist">
-            {(['parts', 'annotations', 'views'] as Tab[]).map((t) => (
-              <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
-                {t === 'parts'
-                  ? 'Parts'
-                  : t === 'annotations'
-                    ? `Annotations (${annotations.length})`
-                    : `Views (${views.length})`}
-              </button>
-            ))}
-          </div>
-          <div class="tab-body" role="tabpanel">
-            {tab === 'parts' && (
-              <>
-                {tree.length === 0 && loading.phase === 'ready' && (
-                  <p class="hint">This model has no parts.</p>
-                )}
-                <SceneTree
-                  key={tree.length}
-                  tree={tree}
-                  selected={selected}
-                  hidden={hidden}
-                  onSelect={select}
-                  onToggle={(node) => {
-                    const next = new Set(hidden)
-                    if (next.has(node.id)) next.delete(node.id)
-                    else next.add(node.id)
-                    applyHidden(next)
-                  }}
-                  onIsolate={isolate}
-                />
-                {selectedNode && (
-                  <AttributesPanel
-                    file={props.id}
-                    nodeId={selectedNode.id}
-                    nodeName={selectedNode.name}
-                    attributes={attributes[selectedNode.id] ?? {}}
-                    canWrite={canWrite}
-                    onSaved={(a) => setAttributes((all) => ({ ...all, [selectedNode.id]: a }))}
-                  />
-                )}
-              </>
-            )}
-            {tab === 'annotations' && (
-              <AnnotationsPanel
-                file={props.id}
-                annotations={annotations}
-                active={active}
-                placing={placing}
-                draft={draft}
-                canWrite={canWrite}
-                onPlace={setPlacing}
-                onOpen={openAnnotation}
-                onChanged={reloadAnnotations}
-                onDraftDone={() => setDraft(null)}
-              />
-            )}
-            {tab === 'views' && (
-              <ViewsPanel
-                file={props.id}
-                views={views}
-                canWrite={canWrite}
-                current={() => ({
-                  camera: engine.current?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
-                  hidden: [...hidden],
-                  selected,
-                })}
-                onRestore={restore}
-                onChanged={reloadViews}
-              />
-            )}
-          </div>
-        </aside>
+        <ViewerPanel
+          file={props.id}
+          tab={state.tab}
+          onTab={state.setTab}
+          canWrite={canWrite}
+          parts={{
+            file: props.id,
+            tree: model.tree,
+            ready: model.loading.phase === 'ready',
+            selected: selected ? findNode(model.tree, selected) : null,
+            hidden,
+            attributes: model.attributes,
+            canWrite,
+            onSelect: state.select,
+            onHidden: state.applyHidden,
+            onIsolate: state.isolate,
+            onSaved: (nodeId, a) => model.setAttributes((all) => ({ ...all, [nodeId]: a })),
+          }}
+          annotations={{
+            annotations,
+            active: state.active,
+            placing,
+            draft,
+            onPlace: setPlacing,
+            onOpen: state.openAnnotation,
+            onChanged: reloadAnnotations,
+            onDraftDone: () => setDraft(null),
+          }}
+          views={{
+            views,
+            current: () => ({
+              camera: engine.current?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
+              hidden: [...hidden],
+              selected,
+            }),
+            onRestore: state.restore,
+            onChanged: reloadViews,
+          }}
+        />
       </div>
     </section>
   )
