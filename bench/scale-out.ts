@@ -1,10 +1,13 @@
-// Scale-out benchmark (`npm run bench:scale-out`): `tessera serve --processes N` for N = 1 and 2 on
-// a fresh database, driven by autocannon from this process: an authenticated listing of a folder
-// with 10 files and an attribute write. Then the delivery latency with a webhook receiver here:
-// N = 1 hands new deliveries to the worker in the same process; N > 1 on SQLite wakes the workers
-// process over IPC (PostgreSQL: NOTIFY).
+// Scale-out benchmark (`npm run bench:scale-out`): `tessera serve --processes N` for N = 1 and 2,
+// each on a fresh database and all running for the whole run, driven by autocannon from this
+// process: an authenticated listing of a folder with 10 converted files and an attribute write.
+// Then the delivery latency with a webhook receiver here: N = 1 hands new deliveries to the worker
+// in the same process; N > 1 on SQLite wakes the workers process over IPC (PostgreSQL: NOTIFY).
+// The instances alternate within each of --rounds rounds (order reversed every other round), and
+// the table gives medians, as the other benchmarks do.
 //
-//   npm run bench:scale-out -- [--duration 8] [--connections 50] [--processes 1,2] [--dialect sqlite|postgres]
+//   npm run bench:scale-out -- [--duration 8] [--connections 50] [--processes 1,2] [--rounds 3]
+//     [--latency 100] [--dialect sqlite|postgres]
 //
 // --dialect postgres needs TESSERA_DATABASE_URL; the run uses a fresh schema and drops it. The load
 // generator shares the machine with the server: on 2 cores it takes one of them.
@@ -14,7 +17,7 @@ import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, promisify } from 'node:util'
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     processes: { type: 'string', default: '1,2' },
     dialect: { type: 'string', default: 'sqlite' },
     latency: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '3' },
   },
 })
 
@@ -151,11 +155,59 @@ async function uploadFiles(
   const ids: string[] = []
   for (let i = 0; i < count; i += 1) {
     const form = new FormData()
-    form.append('file', new Blob([randomBytes(512)]), `f${i}.stl`)
+    form.append('file', new Blob([stl(i)]), `f${i}.stl`)
     const res = await fetch(`${instance.base}/file/upload/`, { method: 'POST', headers, body: form })
     ids.push(((await res.json()) as { file: { _id: string } }).file._id)
   }
+  await convertedAll(instance, headers, ids.length)
   return ids
+}
+
+/** A small ASCII STL (a pyramid, scaled by i) that converts: the listing then carries real rows. */
+function stl(i: number): string {
+  const s = i + 1
+  const v = [
+    [0, 0, 0],
+    [s, 0, 0],
+    [0, s, 0],
+    [0, 0, s],
+  ]
+  const faces = [
+    [0, 2, 1],
+    [0, 1, 3],
+    [0, 3, 2],
+    [1, 2, 3],
+  ]
+  const facet = (f: number[]) =>
+    `facet normal 0 0 0\nouter loop\n${f.map((k) => `vertex ${v[k]?.join(' ')}`).join('\n')}\nendloop\nendfacet\n`
+  return `solid p${i}\n${faces.map(facet).join('')}endsolid p${i}\n`
+}
+
+/** The first node of a converted file's scene tree: attribute writes must name a node it has. */
+async function firstNode(
+  instance: Instance,
+  headers: Record<string, string>,
+  fileId: string,
+): Promise<string> {
+  const res = await fetch(`${instance.base}/file/${fileId}/scene-tree`, { headers })
+  const { tree } = (await res.json()) as { tree: { id: string }[] }
+  const node = tree[0]?.id
+  if (res.status !== 200 || node === undefined) throw new Error(`no scene tree for ${fileId}: ${res.status}`)
+  return node
+}
+
+/** Waits (≤ 60 s) until every uploaded file is converted, so no conversion runs while measuring. */
+async function convertedAll(instance: Instance, headers: Record<string, string>, count: number) {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const res = await fetch(`${instance.base}/file/dir/private/`, { headers })
+    const { files } = (await res.json()) as { files: { state: string }[] }
+    const ready = files.filter((f) => f.state === 'ready').length
+    if (ready >= count) return
+    if (files.some((f) => f.state === 'error')) throw new Error('a benchmark model failed to convert')
+    if (Date.now() > deadline) throw new Error(`only ${ready} of ${count} files converted in 60 s`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
 }
 
 async function cannon(
@@ -171,77 +223,185 @@ async function cannon(
   }
 }
 
-/** Sequential attribute writes, each waiting for its webhook: write start to arrival, in ms. */
-async function deliveryLatency(
-  instance: Instance,
-  headers: Record<string, string>,
-  fileId: string,
-  count: number,
-) {
-  let arrived: (() => void) | null = null
+/**
+ * A webhook receiver in this process, registered once per instance for attribute_updated. The
+ * write case's deliveries reach it too (a backlog may still drain when the latency writes start),
+ * so a latency write counts as arrived only when a body carries its marker.
+ */
+interface Hook {
+  expect: string
+  arrived: (() => void) | null
+  close(): void
+}
+
+async function registerHook(instance: Instance, headers: Record<string, string>): Promise<Hook> {
+  const hook: Hook = { expect: '', arrived: null, close: () => receiver.close() }
   const receiver = createHttpServer((req, res) => {
-    req.resume()
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      body += chunk
+    })
     req.on('end', () => {
       res.end('{"success":true}')
-      arrived?.()
+      if (hook.expect !== '' && body.includes(hook.expect)) hook.arrived?.()
     })
   })
   receiver.listen(0, '127.0.0.1')
   await once(receiver, 'listening')
   const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
-  const hook = await fetch(`${instance.base}/webhook/`, {
+  const res = await fetch(`${instance.base}/webhook/`, {
     method: 'PUT',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ event: 'attribute_updated', url, secretToken: 'k7Qx-9vR2mWp4ZtL8bNc' }),
   })
-  if (hook.status !== 200) throw new Error(`webhook: ${hook.status}`)
+  if (res.status !== 200) throw new Error(`webhook: ${res.status}`)
+  return hook
+}
+
+/** One attribute write carrying `marker`, resolved when its webhook arrived (≤ 60 s). */
+async function writeAndWait(target: Prepared, hook: Hook, marker: string): Promise<void> {
+  hook.expect = JSON.stringify(marker) // quoted: latency-0-1 is not found in latency-0-10
+  let timer: NodeJS.Timeout | undefined
+  const landed = new Promise<void>((resolve, reject) => {
+    hook.arrived = resolve
+    timer = setTimeout(() => reject(new Error(`the webhook of ${marker} did not arrive in 60 s`)), 60_000)
+  })
+  const res = await fetch(`${target.instance.base}/scene/attributes`, {
+    method: 'POST',
+    headers: { ...target.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      file: target.files[1],
+      nodeIdToAttributes: { [target.nodes[1] ?? '']: { marker } },
+    }),
+  })
+  if (res.status !== 200) throw new Error(`attribute write: ${res.status} ${await res.text()}`)
+  await landed.finally(() => clearTimeout(timer))
+}
+
+/**
+ * Sequential attribute writes, each waiting for its webhook: write start to arrival, in ms. A first
+ * untimed write waits until the write case's deliveries have drained (one webhook's deliveries go
+ * out oldest first).
+ */
+async function deliveryLatency(target: Prepared, count: number) {
+  const { hook } = target
+  if (!hook) throw new Error('no webhook registered')
+  const round = target.samples.length
+  await writeAndWait(target, hook, `latency-${round}-drain`)
   const samples: number[] = []
   for (let i = 0; i < count; i += 1) {
-    const landed = new Promise<void>((resolve) => {
-      arrived = resolve
-    })
     const started = performance.now()
-    const res = await fetch(`${instance.base}/scene/attributes`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ file: fileId, nodeIdToAttributes: { n: { i } } }),
-    })
-    await res.arrayBuffer()
-    await landed
+    await writeAndWait(target, hook, `latency-${round}-${i}`)
     samples.push(performance.now() - started)
   }
-  receiver.close()
   samples.sort((a, b) => a - b)
   const at = (q: number) => Math.round((samples[Math.floor(q * (samples.length - 1))] ?? 0) * 10) / 10
   return { p50: at(0.5), p99: at(0.99), max: at(1) }
 }
 
+interface Sample {
+  listing: Awaited<ReturnType<typeof cannon>>
+  write: Awaited<ReturnType<typeof cannon>>
+  delivery: Awaited<ReturnType<typeof deliveryLatency>>
+}
+
+interface Prepared {
+  processes: number
+  instance: Instance
+  headers: Record<string, string>
+  files: string[]
+  /** The first node of files[0] (the write case's) and files[1] (the latency writes'). */
+  nodes: string[]
+  hook: Hook | null
+  samples: Sample[]
+}
+
+async function measure(target: Prepared, duration: number, connections: number): Promise<Sample> {
+  const { instance, headers, files } = target
+  const listing = await cannon({ url: `${instance.base}/file/dir/private/`, headers, connections, duration })
+  const write = await cannon({
+    url: `${instance.base}/scene/attributes`,
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ file: files[0], nodeIdToAttributes: { [target.nodes[0] ?? '']: { v: 1 } } }),
+    connections,
+    duration,
+  })
+  const delivery = await deliveryLatency(target, Number(args.latency))
+  return { listing, write, delivery }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0
+}
+
+function report(targets: Prepared[]): void {
+  console.log(
+    '| dialect | processes | listing req/s (rounds) | listing p50 / p99 ms | write req/s (rounds) | write p50 / p99 ms | delivery p50 / p99 ms | errors |',
+  )
+  console.log('|---|---|---|---|---|---|---|---|')
+  for (const t of targets) {
+    const m = (pick: (s: Sample) => number) => median(t.samples.map(pick))
+    const rounds = (pick: (s: Sample) => number) => t.samples.map(pick).join(', ')
+    const errors = t.samples.reduce((n, s) => n + s.listing.errors + s.write.errors, 0)
+    console.log(
+      `| ${args.dialect} | ${t.processes} | ${rounds((s) => s.listing.rps)} → ${m((s) => s.listing.rps)} | ` +
+        `${m((s) => s.listing.p50)} / ${m((s) => s.listing.p99)} | ${rounds((s) => s.write.rps)} → ${m((s) => s.write.rps)} | ` +
+        `${m((s) => s.write.p50)} / ${m((s) => s.write.p99)} | ${m((s) => s.delivery.p50)} / ${m((s) => s.delivery.p99)} | ${errors} |`,
+    )
+  }
+}
+
 async function main(): Promise<void> {
   const duration = Number(args.duration)
   const connections = Number(args.connections)
-  for (const processes of args.processes.split(',').map(Number)) {
-    const instance = await start(processes, args.dialect)
-    try {
-      const headers = await signIn(instance)
-      const files = await uploadFiles(instance, headers, 10)
-      const listing = await cannon({
-        url: `${instance.base}/file/dir/private/`,
-        headers,
-        connections,
-        duration,
-      })
-      const write = await cannon({
-        url: `${instance.base}/scene/attributes`,
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ file: files[0], nodeIdToAttributes: { bench: { v: 1 } } }),
-        connections,
-        duration,
-      })
-      const latency = await deliveryLatency(instance, headers, files[1] ?? '', Number(args.latency))
-      console.log(JSON.stringify({ dialect: args.dialect, processes, listing, write, deliveryMs: latency }))
-    } finally {
-      await instance.stop()
+  const targets: Prepared[] = []
+  try {
+    for (const processes of args.processes.split(',').map(Number)) {
+      const instance = await start(processes, args.dialect)
+      const target: Prepared = {
+        processes,
+        instance,
+        headers: {},
+        files: [],
+        nodes: [],
+        hook: null,
+        samples: [],
+      }
+      targets.push(target)
+      target.headers = await signIn(instance)
+      target.files = await uploadFiles(instance, target.headers, 10)
+      for (const file of target.files.slice(0, 2))
+        target.nodes.push(await firstNode(instance, target.headers, file))
+      target.hook = await registerHook(instance, target.headers)
+    }
+    console.log(
+      `load average at start: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    )
+    for (let round = 0; round < Number(args.rounds); round += 1) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse()
+      for (const target of order) {
+        const sample = await measure(target, duration, connections)
+        target.samples.push(sample)
+        console.log(
+          JSON.stringify({ round: round + 1, dialect: args.dialect, processes: target.processes, ...sample }),
+        )
+      }
+    }
+    console.log(
+      `load average at end: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    )
+    report(targets)
+  } finally {
+    for (const target of targets) {
+      target.hook?.close()
+      await target.instance.stop()
     }
   }
 }
