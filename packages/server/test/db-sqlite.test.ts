@@ -5,8 +5,10 @@ import assert from 'node:assert/strict'
 import { rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
 import { sql } from 'kysely'
 import { type Db, migrate, openDatabase } from '../src/platform/db/index.ts'
+import { BUSY_TIMEOUT_MS, lockWaitingBegin } from '../src/platform/db/sqlite-lock-wait.ts'
 import { tempDir } from './support/harness.ts'
 
 async function withDb(run: (db: Db, dataDir: string) => Promise<void>): Promise<void> {
@@ -89,5 +91,58 @@ describe('sqlite storage kernel', () => {
       )
       assert.throws(() => runIn('select 1', []), /needs an open transaction/)
     })
+  })
+
+  // Another connection to the file stands for another process: SQLite's write lock is the file's.
+  test('a write transaction waits for another process’s write lock without blocking the event loop', async () => {
+    await withDb(async (db, dataDir) => {
+      await sql`create table marks (v integer not null)`.execute(db.kysely)
+      const other = new SqliteDatabase(path.join(dataDir, 'tessera.db'))
+      try {
+        other.exec('begin immediate')
+        const started = performance.now()
+        const write = db.kysely
+          .transaction()
+          .execute((tx) => sql`insert into marks (v) values (1)`.execute(tx))
+        // Waiting in SQLite's busy handler would hold this thread (and so this timer) until the
+        // busy timeout, and the other connection, on the same thread, could never commit.
+        await sleep(30)
+        const waitedMs = performance.now() - started
+        assert.ok(waitedMs < 1000, `the event loop was held for ${Math.round(waitedMs)} ms`)
+        other.exec('commit')
+        await write
+        const rows = (await sql<{ v: number }>`select v from marks`.execute(db.kysely)).rows
+        assert.deepEqual(rows, [{ v: 1 }])
+      } finally {
+        other.close()
+      }
+    })
+  })
+
+  test('a write lock never released fails the BEGIN with SQLITE_BUSY after the timeout', async () => {
+    const dataDir = tempDir()
+    const file = path.join(dataDir, 'lock.db')
+    const database = new SqliteDatabase(file)
+    const other = new SqliteDatabase(file)
+    try {
+      database.pragma('journal_mode = WAL')
+      database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      other.exec('begin immediate')
+      const begin = lockWaitingBegin(database, 60)
+      const started = performance.now()
+      await assert.rejects(begin(), { code: 'SQLITE_BUSY' })
+      assert.ok(performance.now() - started >= 60)
+      assert.equal(database.inTransaction, false)
+      // Every other statement still waits on the connection's usual busy timeout.
+      assert.equal(database.pragma('busy_timeout', { simple: true }), BUSY_TIMEOUT_MS)
+      other.exec('commit')
+      await begin()
+      assert.equal(database.inTransaction, true)
+      database.exec('commit')
+    } finally {
+      other.close()
+      database.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

@@ -13,6 +13,7 @@ import { registerDirectRead } from './precompiled.ts'
 import { pgRowWatcher, sqliteRowWatcher } from './row-changes.ts'
 import type { Database } from './schema.ts'
 import { ImmediateSqliteDialect } from './sqlite-driver.ts'
+import { BUSY_TIMEOUT_MS } from './sqlite-lock-wait.ts'
 import { withStatementCache } from './statement-cache.ts'
 import { TransactionEndCallbacks, transactionRunner } from './transactions.ts'
 import type { Db, DbOptions } from './types.ts'
@@ -31,7 +32,7 @@ function openSqlite(dataDir: string): Db {
   database.pragma('journal_mode = WAL')
   makePrivateFiles([file, `${file}-wal`, `${file}-shm`])
   database.pragma('synchronous = NORMAL')
-  database.pragma('busy_timeout = 5000')
+  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   database.pragma('foreign_keys = ON')
   const checkpointer = startCheckpointer(database, file)
   const statements = withStatementCache(database)

@@ -1,18 +1,23 @@
-// SQLite: every write transaction starts IMMEDIATE so that a second process (the CLI beside a
-// running server) waits on busy_timeout instead of failing with SQLITE_BUSY at upgrade time.
-import { CompiledQuery, type DatabaseConnection, SqliteDialect, SqliteDriver } from 'kysely'
+// SQLite: every write transaction starts IMMEDIATE so that a second process (another API process,
+// the workers process, the CLI beside a running server) waits for the write lock instead of failing
+// with SQLITE_BUSY at upgrade time; it waits off the event loop (sqlite-lock-wait.ts).
+import { type DatabaseConnection, SqliteDialect, SqliteDriver } from 'kysely'
+import { lockWaitingBegin } from './sqlite-lock-wait.ts'
 import type { TransactionEndCallbacks } from './transactions.ts'
 
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly ends: TransactionEndCallbacks
+  readonly #begin: () => Promise<void>
 
   constructor(config: ConstructorParameters<typeof SqliteDriver>[0], ends: TransactionEndCallbacks) {
     super(config)
     this.ends = ends
+    this.#begin = lockWaitingBegin(ends.database)
   }
 
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  // The connection is the one database the transaction-end callbacks watch (open.ts).
+  override async beginTransaction(_connection: DatabaseConnection): Promise<void> {
+    await this.#begin()
   }
 
   // The callbacks run before the connection is handed to the next transaction.
