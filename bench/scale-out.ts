@@ -300,9 +300,13 @@ async function deliveryLatency(target: Prepared, count: number) {
   return { p50: at(0.5), p99: at(0.99), max: at(1) }
 }
 
+type Cannon = Awaited<ReturnType<typeof cannon>>
+
 interface Sample {
-  listing: Awaited<ReturnType<typeof cannon>>
-  write: Awaited<ReturnType<typeof cannon>>
+  listing: Cannon
+  write: Cannon
+  /** Listing and writes at once, half the connections each. */
+  mixed: { listing: Cannon; write: Cannon }
   delivery: Awaited<ReturnType<typeof deliveryLatency>>
 }
 
@@ -317,19 +321,29 @@ interface Prepared {
   samples: Sample[]
 }
 
+const listingCase = (target: Prepared) => ({
+  url: `${target.instance.base}/file/dir/private/`,
+  headers: target.headers,
+})
+
+const writeCase = (target: Prepared) => ({
+  url: `${target.instance.base}/scene/attributes`,
+  method: 'POST' as const,
+  headers: { ...target.headers, 'content-type': 'application/json' },
+  body: JSON.stringify({ file: target.files[0], nodeIdToAttributes: { [target.nodes[0] ?? '']: { v: 1 } } }),
+})
+
 async function measure(target: Prepared, duration: number, connections: number): Promise<Sample> {
-  const { instance, headers, files } = target
-  const listing = await cannon({ url: `${instance.base}/file/dir/private/`, headers, connections, duration })
-  const write = await cannon({
-    url: `${instance.base}/scene/attributes`,
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ file: files[0], nodeIdToAttributes: { [target.nodes[0] ?? '']: { v: 1 } } }),
-    connections,
-    duration,
-  })
+  const listing = await cannon({ ...listingCase(target), connections, duration })
+  const write = await cannon({ ...writeCase(target), connections, duration })
+  // Reads while the hot file is written: half the clients list, half write, at the same time.
+  const half = Math.max(1, Math.floor(connections / 2))
+  const [mixedListing, mixedWrite] = await Promise.all([
+    cannon({ ...listingCase(target), connections: half, duration }),
+    cannon({ ...writeCase(target), connections: half, duration }),
+  ])
   const delivery = await deliveryLatency(target, Number(args.latency))
-  return { listing, write, delivery }
+  return { listing, write, mixed: { listing: mixedListing, write: mixedWrite }, delivery }
 }
 
 const median = (values: number[]) => {
@@ -339,17 +353,21 @@ const median = (values: number[]) => {
 
 function report(targets: Prepared[]): void {
   console.log(
-    '| dialect | processes | listing req/s (rounds) | listing p50 / p99 ms | write req/s (rounds) | write p50 / p99 ms | delivery p50 / p99 ms | errors |',
+    '| dialect | processes | listing req/s (rounds) | listing p50 / p99 ms | write req/s (rounds) | write p50 / p99 ms | during writes: listing req/s, p50 / p99 ms; write req/s | delivery p50 / p99 ms | errors |',
   )
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('|---|---|---|---|---|---|---|---|---|')
   for (const t of targets) {
     const m = (pick: (s: Sample) => number) => median(t.samples.map(pick))
     const rounds = (pick: (s: Sample) => number) => t.samples.map(pick).join(', ')
-    const errors = t.samples.reduce((n, s) => n + s.listing.errors + s.write.errors, 0)
+    const errors = t.samples.reduce(
+      (n, s) => n + s.listing.errors + s.write.errors + s.mixed.listing.errors + s.mixed.write.errors,
+      0,
+    )
+    const mixed = `${m((s) => s.mixed.listing.rps)}, ${m((s) => s.mixed.listing.p50)} / ${m((s) => s.mixed.listing.p99)}; ${m((s) => s.mixed.write.rps)}`
     console.log(
       `| ${args.dialect} | ${t.processes} | ${rounds((s) => s.listing.rps)} → ${m((s) => s.listing.rps)} | ` +
         `${m((s) => s.listing.p50)} / ${m((s) => s.listing.p99)} | ${rounds((s) => s.write.rps)} → ${m((s) => s.write.rps)} | ` +
-        `${m((s) => s.write.p50)} / ${m((s) => s.write.p99)} | ${m((s) => s.delivery.p50)} / ${m((s) => s.delivery.p99)} | ${errors} |`,
+        `${m((s) => s.write.p50)} / ${m((s) => s.write.p99)} | ${mixed} | ${m((s) => s.delivery.p50)} / ${m((s) => s.delivery.p99)} | ${errors} |`,
     )
   }
 }
