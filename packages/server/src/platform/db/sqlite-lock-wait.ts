@@ -4,7 +4,7 @@
 // holding the write lock waits inside SQLite's busy handler, and the whole event loop waits with it:
 // the handler sleeps 1, 2, 5, 10 … up to 100 ms between tries, and every request of the process
 // (reads included) stalls meanwhile. Here the BEGIN is tried with the busy timeout off, and a busy
-// answer is retried after a timer (0.5 ms doubling to 4 ms) until the connection's usual busy
+// answer is retried after a timer (1 ms doubling to 4 ms) until the connection's usual busy
 // timeout has passed, so the process serves other requests while it waits and takes the lock
 // within a few milliseconds of its release.
 import type SqliteDatabase from 'better-sqlite3'
@@ -12,7 +12,7 @@ import type SqliteDatabase from 'better-sqlite3'
 /** The connection's busy timeout (open.ts): how long any statement waits for a lock. */
 export const BUSY_TIMEOUT_MS = 5000
 
-const FIRST_PAUSE_MS = 0.5
+const FIRST_PAUSE_MS = 1
 const LONGEST_PAUSE_MS = 4
 
 function isBusy(error: unknown): boolean {
