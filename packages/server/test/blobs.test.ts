@@ -1,7 +1,7 @@
 // Blob storage drivers: the local filesystem and S3 (against a real s3rver on loopback).
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
@@ -19,7 +19,14 @@ const drivers: Array<{
     async open() {
       const root = tempDir('tessera-blobs-')
       const store = await openBlobStore(`file://${root}`)
-      return { store, root, close: () => store.close() }
+      return {
+        store,
+        root,
+        async close() {
+          await store.close()
+          rmSync(root, { recursive: true, force: true })
+        },
+      }
     },
   },
   {

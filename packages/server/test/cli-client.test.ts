@@ -2,6 +2,7 @@
 // trigger, webhooks) as child processes against a real `tessera serve` on SQLite.
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -56,8 +57,15 @@ async function until<T>(what: string, fn: () => T | undefined, ms = 30_000): Pro
  * they test (every route runs on both dialects in the API suites). Each `tessera` run is a process
  * start, so running them twice would double the file's time for nothing.
  */
+const sqliteDir = tempDir()
 const targets: { name: string; env: () => Promise<Record<string, string>>; cleanup: () => Promise<void> }[] =
-  [{ name: 'sqlite', env: async () => ({ TESSERA_DATA_DIR: tempDir() }), cleanup: async () => {} }]
+  [
+    {
+      name: 'sqlite',
+      env: async () => ({ TESSERA_DATA_DIR: sqliteDir }),
+      cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
+    },
+  ]
 
 for (const target of targets)
   describe(`tessera client commands on ${target.name}`, () => {
@@ -100,6 +108,7 @@ for (const target of targets)
     after(async () => {
       if (server?.child.exitCode === null) server.child.kill('SIGKILL')
       receiver?.server.close()
+      if (env?.XDG_CONFIG_HOME) rmSync(env.XDG_CONFIG_HOME, { recursive: true, force: true })
       await target.cleanup()
     })
 
@@ -139,8 +148,9 @@ for (const target of targets)
       assert.match(table.stdout, new RegExp(`^${ifcId}\\s+ready\\s+.*/models/small-house\\.ifc$`, 'm'))
     })
 
-    test('upload --wait of a broken file exits 1 with the reason', async () => {
+    test('upload --wait of a broken file exits 1 with the reason', async (t) => {
       const dir = tempDir()
+      t.after(() => rmSync(dir, { recursive: true, force: true }))
       const broken = path.join(dir, 'broken.ifc')
       await writeFile(broken, 'ISO-10303-21;\nHEADER;\nthis is not a model\n')
       const run = await cli(['upload', '--wait', broken])
@@ -153,8 +163,9 @@ for (const target of targets)
       assert.match(refused.stdout, /plain\.ifc: error: UNSUPPORTED_FORMAT/)
     })
 
-    test('download -o writes the original and the optimized GLB', async () => {
+    test('download -o writes the original and the optimized GLB', async (t) => {
       const dir = tempDir()
+      t.after(() => rmSync(dir, { recursive: true, force: true }))
       const original = await cli(['download', ifcId, '-o', path.join(dir, 'copy.ifc')])
       assert.equal(original.code, 0, original.stderr)
       assert.deepEqual(await readFile(path.join(dir, 'copy.ifc')), await readFile(IFC))

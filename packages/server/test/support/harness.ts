@@ -83,9 +83,16 @@ export function dialects(): DialectUnderTest[] {
 }
 
 let sharedKeys: Promise<InstanceKeys> | undefined
-/** One generated key pair per test process (RSA generation is slow). */
+/** One generated key pair per test process (RSA generation is slow), held in memory only. */
 export function testKeys(): Promise<InstanceKeys> {
-  sharedKeys ??= loadInstanceKeys({ privateKeyFile: undefined, dataDir: tempDir('tessera-keys-') })
+  sharedKeys ??= (async () => {
+    const dataDir = tempDir('tessera-keys-')
+    try {
+      return await loadInstanceKeys({ privateKeyFile: undefined, dataDir })
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })()
   return sharedKeys
 }
 
