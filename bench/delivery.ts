@@ -18,7 +18,9 @@
 // with the systems. See docs/benchmarks.md.
 //
 //   npm run bench:delivery -- [--dialect sqlite,postgres] [--peer bullmq,graphile-worker,pg-boss]
-//     (also graphile-worker-tx: add_job inside BEGIN/COMMIT, as an outbox enqueues)
+//     (also sqlite-split and postgres-split: Tessera's delivery worker in a process of its own;
+//     graphile-worker-tx: add_job inside BEGIN/COMMIT, as an outbox enqueues; graphile-worker-split:
+//     its runner in a process of its own; one graphile-worker variant per run)
 //     [--events 5000] [--producers 1] [--concurrency 8] [--rounds 3] [--rates 400,1000]
 //     [--seconds 5] [--check]
 //
@@ -29,6 +31,7 @@ import { Agent, request } from 'undici'
 import { startBullmq } from './peers/bullmq.ts'
 import type { System, SystemOptions } from './peers/common.ts'
 import { startGraphileWorker, startGraphileWorkerInTransaction } from './peers/graphile-worker.ts'
+import { startGraphileWorkerSplit } from './peers/graphile-worker-split.ts'
 import { type CpuUse, cpuBetween, readMachineCpu, settle } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
@@ -54,9 +57,12 @@ const { values: args } = parseArgs({
 const STARTERS: Record<string, (options: SystemOptions) => Promise<System>> = {
   sqlite: (o) => startTessera('sqlite', o),
   postgres: (o) => startTessera('postgres', o),
+  'sqlite-split': (o) => startTessera('sqlite', o, true),
+  'postgres-split': (o) => startTessera('postgres', o, true),
   bullmq: startBullmq,
   'graphile-worker': startGraphileWorker,
   'graphile-worker-tx': startGraphileWorkerInTransaction,
+  'graphile-worker-split': startGraphileWorkerSplit,
   'pg-boss': startPgBoss,
 }
 
@@ -191,8 +197,8 @@ function parsePlan(): Plan {
   for (const name of names) if (!STARTERS[name]) throw new Error(`unknown system "${name}"`)
   // A graphile-worker runner that sees another one migrate its schema (its notice is database-wide)
   // shuts down: one of the two per run.
-  if (names.includes('graphile-worker') && names.includes('graphile-worker-tx'))
-    throw new Error('--peer graphile-worker and graphile-worker-tx cannot run in one run')
+  const graphiles = names.filter((name) => name.startsWith('graphile-worker'))
+  if (graphiles.length > 1) throw new Error(`--peer ${graphiles.join(' and ')} cannot run in one run`)
   return {
     events: wholeNumber('events', args.events),
     producers: wholeNumber('producers', args.producers || args.emitters),

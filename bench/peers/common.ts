@@ -18,6 +18,8 @@ export interface System {
   readonly name: string
   /** Durably enqueues event `seq`; resolves once the queue has it (committed / acknowledged). */
   enqueue(seq: number, t: number): Promise<void>
+  /** Tessera only: pause the webhook, so emits write paused deliveries and nothing is sent. */
+  pauseWebhook?(): Promise<void>
   close(): Promise<void>
 }
 

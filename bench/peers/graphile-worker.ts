@@ -23,9 +23,7 @@ async function start(options: SystemOptions, inTransaction: boolean): Promise<Sy
     concurrency: options.concurrency,
     noHandleSignals: true,
     pollInterval: 2000,
-    preset: {
-      worker: { localQueue: { size: options.concurrency + 1 }, completeJobBatchDelay: 0 },
-    },
+    preset: runnerPreset(options.concurrency),
     logger: quietLogger,
     taskList: { deliver: (payload) => sender.deliver(payload as PeerJob) },
   })
@@ -63,7 +61,12 @@ async function start(options: SystemOptions, inTransaction: boolean): Promise<Sy
   }
 }
 
+/** The throughput settings of graphile-worker's performance docs. */
+export const runnerPreset = (concurrency: number) => ({
+  worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 },
+})
+
 /** Warnings and errors only, like the engine's `TESSERA_LOG_LEVEL=warn`. */
-const quietLogger = new Logger(() => (level, message) => {
+export const quietLogger = new Logger(() => (level, message) => {
   if (level === 'error' || level === 'warning') console.error(`graphile-worker ${level}: ${message}`)
 })

@@ -49,7 +49,8 @@ export function checkTargets(figures: Figures[]): boolean {
   const by = (prefix: string) => figures.find((f) => f.name.startsWith(prefix))
   // The targets compare with graphile-worker as its docs set it up (addJob), not the -tx variant.
   const exactly = (name: string) => figures.find((f) => f.name === name)
-  const sqlite = by('Tessera (SQLite')
+  // The one-process topology when it ran (`tessera serve`), else the workers-process one.
+  const sqlite = exactly('Tessera (SQLite)') ?? by('Tessera (SQLite')
   const postgres = by('Tessera (PostgreSQL')
   const bull = by('BullMQ')
   const graphile = exactly('graphile-worker')

@@ -21,9 +21,11 @@ import {
   type SystemOptions,
   schemaName,
 } from './common.ts'
+import { relayWakes, startWorkersProcess, stopWorkersProcess } from './tessera-split.ts'
 
 async function open(dialect: 'sqlite' | 'postgres', options: SystemOptions, dataDir: string) {
-  if (dialect === 'sqlite') return { db: await openDatabase({ databaseUrl: undefined, dataDir }), drop: null }
+  if (dialect === 'sqlite')
+    return { db: await openDatabase({ databaseUrl: undefined, dataDir }), drop: null, workerUrl: '' }
   const url = options.databaseUrl
   if (!url) throw new Error('Tessera on PostgreSQL needs TESSERA_DATABASE_URL')
   const schema = schemaName('bench_tessera')
@@ -34,24 +36,33 @@ async function open(dialect: 'sqlite' | 'postgres', options: SystemOptions, data
     await client.query(`drop schema if exists ${schema} cascade`)
     await client.end()
   }
-  return { db, drop }
+  // A workers process reaches the same schema through the URL (libpq's `options`).
+  const workerUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+  return { db, drop, workerUrl }
 }
 
-export async function startTessera(dialect: 'sqlite' | 'postgres', options: SystemOptions): Promise<System> {
+/** `split`: the delivery worker runs in a process of its own (tessera-split.ts). */
+export async function startTessera(
+  dialect: 'sqlite' | 'postgres',
+  options: SystemOptions,
+  split = false,
+): Promise<System> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-'))
-  const { db, drop } = await open(dialect, options, dataDir)
+  const { db, drop, workerUrl } = await open(dialect, options, dataDir)
   await migrate(db)
-  const app: FastifyInstance = await buildApp(
-    loadConfig({
-      TESSERA_DATA_DIR: dataDir,
-      TESSERA_LOG_LEVEL: 'warn',
-      TESSERA_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      TESSERA_WEBHOOK_MAX_IN_FLIGHT: String(options.concurrency),
-      ...(dialect === 'postgres' ? { TESSERA_DATABASE_URL: options.databaseUrl } : {}),
-    }),
-    { db },
-  )
+  const env: Record<string, string> = {
+    TESSERA_DATA_DIR: dataDir,
+    TESSERA_LOG_LEVEL: 'warn',
+    TESSERA_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    TESSERA_WEBHOOK_MAX_IN_FLIGHT: String(options.concurrency),
+    // Set even when empty (SQLite): a workers process would otherwise inherit the bench's own.
+    TESSERA_DATABASE_URL: dialect === 'postgres' ? (options.databaseUrl ?? '') : '',
+  }
+  const app: FastifyInstance = await buildApp(loadConfig(env), { db, workers: !split })
   await app.ready()
+  const worker = split ? await startWorkersProcess({ ...env, TESSERA_DATABASE_URL: workerUrl }) : null
+  // PostgreSQL wakes the workers process by NOTIFY; SQLite by the relay.
+  const unrelay = worker && dialect === 'sqlite' ? relayWakes(db, worker) : null
   const account = await createAccount(app.ctx, {
     email: OWNER,
     username: 'bench',
@@ -66,7 +77,7 @@ export async function startTessera(dialect: 'sqlite' | 'postgres', options: Syst
   })
   if (res.statusCode !== 200) throw new Error(`webhook registration failed: ${res.body}`)
   return {
-    name: `Tessera (${dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
+    name: `Tessera (${dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${split ? ', workers process' : ''})`,
     async enqueue(seq, t) {
       const input = {
         event: EVENT,
@@ -76,7 +87,13 @@ export async function startTessera(dialect: 'sqlite' | 'postgres', options: Syst
       } as const
       await db.kysely.transaction().execute((tx) => emitEvent(app.ctx, tx, input))
     },
+    async pauseWebhook() {
+      // Each emit still writes its delivery row (status paused); nothing is sent.
+      await db.kysely.updateTable('webhooks').set({ disabled: 1 }).execute()
+    },
     async close() {
+      unrelay?.()
+      if (worker) await stopWorkersProcess(worker)
       await app.close()
       await db.close()
       await drop?.()

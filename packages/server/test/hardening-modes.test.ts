@@ -3,10 +3,10 @@
 // folder); the conversion's temp folder and files are private; an existing data dir that is wider
 // is tightened at start with a log line. Every dialect (PostgreSQL: key and blobs in the data dir).
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { describe, test } from 'node:test'
+import { describe, type TestContext, test } from 'node:test'
 import { buildApp } from '../src/app.ts'
 import { ConversionRun } from '../src/modules/conversion/runner.ts'
 import { openBlobStore } from '../src/platform/blobs/index.ts'
@@ -17,6 +17,13 @@ import { stlCube } from './support/models.ts'
 import { until } from './support/receiver.ts'
 
 process.umask(0o022)
+
+/** A fresh temp dir, removed once the test ends. */
+function scratch(t: TestContext): string {
+  const dir = tempDir()
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
 
 /** Every path under `dir` (itself included) that group or others can access. */
 function wideEntries(dir: string): string[] {
@@ -32,9 +39,9 @@ function wideEntries(dir: string): string[] {
 
 for (const dialect of dialects()) {
   describe(`owner-only files on ${dialect.name}`, () => {
-    test('a fresh data dir after an upload and a conversion: nothing group/other-readable', async () => {
+    test('a fresh data dir after an upload and a conversion: nothing group/other-readable', async (t) => {
       const opened = await dialect.open()
-      const dataDir = path.join(tempDir(), 'data')
+      const dataDir = path.join(scratch(t), 'data')
       const config = testConfig(dataDir, { databaseUrl: opened.databaseUrl })
       // SQLite: the app opens its own database in the data dir; PostgreSQL: the test's schema.
       const app = await buildApp(config, dialect.name === 'postgres' ? { db: opened.db } : {})
@@ -67,8 +74,8 @@ for (const dialect of dialects()) {
 }
 
 describe('owner-only files outside the data dir, and repair', () => {
-  test('the conversion temp folder is 0700 and its files 0600', async () => {
-    const blobs = await openBlobStore(`file://${tempDir()}`)
+  test('the conversion temp folder is 0700 and its files 0600', async (t) => {
+    const blobs = await openBlobStore(`file://${scratch(t)}`)
     await blobs.put('in/cube.stl', Readable.from([stlCube('cube', 0.05)]))
     const run = new ConversionRun({
       blobs,
@@ -88,10 +95,10 @@ describe('owner-only files outside the data dir, and repair', () => {
     }
   })
 
-  test('a wider existing data dir is tightened at start, with a log line', async () => {
+  test('a wider existing data dir is tightened at start, with a log line', async (t) => {
     const [sqlite] = dialects()
     assert.ok(sqlite)
-    const dataDir = path.join(tempDir(), 'data')
+    const dataDir = path.join(scratch(t), 'data')
     const first = await buildApp(testConfig(dataDir), { workers: false })
     await first.close()
     chmodSync(dataDir, 0o755)
