@@ -5,6 +5,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import { relayCommittedWakes } from '../../packages/server/src/cli/cluster.ts'
 import { deliveryChannel } from '../../packages/server/src/events/index.ts'
 import type { Db } from '../../packages/server/src/platform/db/index.ts'
 
@@ -22,18 +23,8 @@ export async function startWorkersProcess(env: Record<string, string>): Promise<
 
 /** SQLite: wakes the workers process once a transaction that queued deliveries commits. */
 export function relayWakes(db: Db, worker: Worker): () => void {
-  let queued = false
-  const post = () => {
-    if (queued) return
-    queued = true
-    setImmediate(() => {
-      queued = false
-      if (worker.isConnected()) worker.send({ tessera: 'wake', channel: deliveryChannel.name })
-    })
-  }
-  return deliveryChannel.register({
-    db,
-    wake: () => db.whenTransactionEnds?.((committed) => committed && post()),
+  return relayCommittedWakes(db, [deliveryChannel], (message) => {
+    if (worker.isConnected()) worker.send(message)
   })
 }
 

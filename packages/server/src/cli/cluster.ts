@@ -14,7 +14,7 @@ import pino, { type Logger } from 'pino'
 import { deliveryChannel } from '../events/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
-import { jobsChannel } from '../platform/jobs.ts'
+import { jobsChannel, type WakeChannel } from '../platform/jobs.ts'
 import { loggerOptions } from '../platform/logger.ts'
 
 const ROLE_ENV = 'TESSERA_CLUSTER_ROLE'
@@ -23,7 +23,7 @@ const RESTART_DELAY_MS = 1000
 const CHANNELS = [deliveryChannel, jobsChannel]
 
 type Role = 'api' | 'workers'
-type Message = { tessera: 'wake'; channel: string } | { tessera: 'ready' }
+export type Message = { tessera: 'wake'; channel: string } | { tessera: 'ready' }
 
 function isMessage(value: unknown): value is Message {
   return typeof value === 'object' && value !== null && 'tessera' in value
@@ -54,18 +54,31 @@ function send(message: Message): void {
  */
 export function forwardWakes(db: Db): void {
   if (!cluster.isWorker || db.dialect !== 'sqlite') return
-  for (const channel of CHANNELS) {
+  relayCommittedWakes(db, CHANNELS, send)
+}
+
+/**
+ * Calls `deliver` with a wake message for each channel woken in `db`, once the waking transaction
+ * committed, at most once per channel per event-loop turn; answers the unregister. Also used where
+ * another process than the cluster's primary relays (bench:delivery's workers-process systems).
+ */
+export function relayCommittedWakes(
+  db: Db,
+  channels: readonly WakeChannel[],
+  deliver: (message: Message) => void,
+): () => void {
+  const unregisters = channels.map((channel) => {
     let queued = false
     const post = () => {
       if (queued) return
       queued = true
       setImmediate(() => {
         queued = false
-        send({ tessera: 'wake', channel: channel.name })
+        deliver({ tessera: 'wake', channel: channel.name })
       })
     }
     const whenEnds = db.whenTransactionEnds
-    channel.register({
+    return channel.register({
       db,
       wake: () => {
         if (whenEnds === undefined) return post()
@@ -76,6 +89,9 @@ export function forwardWakes(db: Db): void {
         }
       },
     })
+  })
+  return () => {
+    for (const unregister of unregisters) unregister()
   }
 }
 
