@@ -1,6 +1,6 @@
 // Writes the OpenAPI document the code describes to openapi.json at the repo root
 // (`npm run openapi`). test/http.test.ts fails when the committed file drifts from the code.
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../src/app.ts'
@@ -13,12 +13,18 @@ export const OPENAPI_FILE = path.resolve(
 )
 
 export async function renderOpenApi(): Promise<string> {
-  const app = await buildApp(loadConfig({ TESSERA_DATA_DIR: tempDir(), TESSERA_LOG_LEVEL: 'silent' }))
+  // A throwaway data dir: the app needs one (database, key), the document does not.
+  const dataDir = tempDir()
   try {
-    await app.ready()
-    return `${JSON.stringify(app.swagger(), null, 2)}\n`
+    const app = await buildApp(loadConfig({ TESSERA_DATA_DIR: dataDir, TESSERA_LOG_LEVEL: 'silent' }))
+    try {
+      await app.ready()
+      return `${JSON.stringify(app.swagger(), null, 2)}\n`
+    } finally {
+      await app.close()
+    }
   } finally {
-    await app.close()
+    rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
