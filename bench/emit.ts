@@ -23,11 +23,17 @@ const { values: args } = parseArgs({
   },
 })
 const databaseUrl = process.env.TESSERA_DATABASE_URL ?? process.env.TESSERA_TEST_DATABASE_URL
-const dialects = (args.dialect || (databaseUrl ? 'sqlite,postgres' : 'sqlite')).split(',') as Array<
-  'sqlite' | 'postgres'
->
-const events = Number(args.events)
-const rounds = Number(args.rounds)
+const dialects = (args.dialect || (databaseUrl ? 'sqlite,postgres' : 'sqlite')).split(',')
+for (const name of dialects)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown dialect "${name}"`)
+
+function wholeNumber(name: string, text: string): number {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1`)
+  return n
+}
+const events = wholeNumber('events', args.events)
+const rounds = wholeNumber('rounds', args.rounds)
 
 interface Sample {
   /** Emits per second while the producer ran. */
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
   const rx = await ReceiverProcess.start()
   try {
     console.log(`emit benchmark: one producer awaiting each emit, ${events} events × ${rounds} rounds`)
-    for (const dialect of dialects) {
+    for (const dialect of dialects as Array<'sqlite' | 'postgres'>) {
       const alone: number[] = []
       const emitted: number[] = []
       const delivered: number[] = []

@@ -5,10 +5,10 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { makeWorkerUtils, run } from 'graphile-worker'
+import { makeWorkerUtils } from 'graphile-worker'
 import pg from 'pg'
-import { type PeerJob, PeerSender, peerJob, type System, type SystemOptions, schemaName } from './common.ts'
-import { quietLogger, runnerPreset } from './graphile-worker.ts'
+import { PeerSender, peerJob, type System, type SystemOptions, schemaName } from './common.ts'
+import { quietLogger, startRunner } from './graphile-worker.ts'
 
 interface ChildSetup {
   databaseUrl: string
@@ -52,16 +52,7 @@ export async function startGraphileWorkerSplit(options: SystemOptions): Promise<
 
 async function runner(setup: ChildSetup): Promise<void> {
   const sender = new PeerSender(setup.receiverUrl)
-  const running = await run({
-    connectionString: setup.databaseUrl,
-    schema: setup.schema,
-    concurrency: setup.concurrency,
-    noHandleSignals: true,
-    pollInterval: 2000,
-    preset: runnerPreset(setup.concurrency),
-    logger: quietLogger,
-    taskList: { deliver: (payload) => sender.deliver(payload as PeerJob) },
-  })
+  const running = await startRunner(setup.databaseUrl, setup.schema, setup.concurrency, sender)
   process.send?.('ready')
   process.once('message', () => {
     void running

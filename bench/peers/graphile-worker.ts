@@ -17,16 +17,7 @@ async function start(options: SystemOptions, inTransaction: boolean): Promise<Sy
   if (!databaseUrl) throw new Error('graphile-worker needs a PostgreSQL URL')
   const schema = schemaName(inTransaction ? 'bench_gwtx' : 'bench_gw')
   const sender = new PeerSender(options.receiverUrl)
-  const runner = await run({
-    connectionString: databaseUrl,
-    schema,
-    concurrency: options.concurrency,
-    noHandleSignals: true,
-    pollInterval: 2000,
-    preset: runnerPreset(options.concurrency),
-    logger: quietLogger,
-    taskList: { deliver: (payload) => sender.deliver(payload as PeerJob) },
-  })
+  const runner = await startRunner(databaseUrl, schema, options.concurrency, sender)
   const pool = inTransaction ? new pg.Pool({ connectionString: databaseUrl, max: 10 }) : null
   const addJob = `select id from ${schema}.add_job(identifier => 'deliver', payload => $1::json,
     max_attempts => 10)`
@@ -61,10 +52,22 @@ async function start(options: SystemOptions, inTransaction: boolean): Promise<Sy
   }
 }
 
-/** The throughput settings of graphile-worker's performance docs. */
-export const runnerPreset = (concurrency: number) => ({
-  worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 },
-})
+/**
+ * A runner delivering `deliver` jobs with `sender`, set up with the throughput settings of
+ * graphile-worker's performance docs (also run in a child process by graphile-worker-split.ts).
+ */
+export function startRunner(databaseUrl: string, schema: string, concurrency: number, sender: PeerSender) {
+  return run({
+    connectionString: databaseUrl,
+    schema,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 } },
+    logger: quietLogger,
+    taskList: { deliver: (payload) => sender.deliver(payload as PeerJob) },
+  })
+}
 
 /** Warnings and errors only, like the engine's `TESSERA_LOG_LEVEL=warn`. */
 export const quietLogger = new Logger(() => (level, message) => {
