@@ -178,3 +178,93 @@ for (const dialect of dialects()) {
     })
   })
 }
+
+for (const dialect of dialects()) {
+  describe(`0020_outbox_pages on ${dialect.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void> = async () => {}
+    before(async () => {
+      const opened = await dialect.open('0019_worker_round')
+      db = opened.db
+      drop = opened.drop
+      await seed(db)
+      await db.kysely
+        .insertInto('event_stream')
+        .values([
+          { tx: 0, event_id: 'ev1', account_id: 'acc' },
+          { tx: 0, event_id: 'ev1', account_id: 'other' },
+        ])
+        .execute()
+      assert.deepEqual(await migrate(db, '0020_outbox_pages'), ['0020_outbox_pages'])
+    })
+    after(async () => {
+      await drop()
+    })
+
+    test('keeps every event and stream row; the stream keeps counting after its largest seq', async () => {
+      const events = await db.kysely.selectFrom('events').select(['id', 'data', 'created_at']).execute()
+      assert.deepEqual(events, [{ id: 'ev1', data: '{}', created_at: NOW }])
+      const before = await db.kysely.selectFrom('event_stream').selectAll().orderBy('seq').execute()
+      assert.deepEqual(
+        before.map((r) => [r.event_id, r.account_id]),
+        [
+          ['ev1', 'acc'],
+          ['ev1', 'other'],
+        ],
+      )
+      const top = Number(before[1]?.seq)
+      await db.kysely
+        .insertInto('event_stream')
+        .values({ tx: 0, event_id: 'ev1', account_id: 'third' })
+        .execute()
+      const added = await db.kysely
+        .selectFrom('event_stream')
+        .select('seq')
+        .where('account_id', '=', 'third')
+        .execute()
+      assert.equal(Number(added[0]?.seq), top + 1)
+      // Resuming from Last-Event-ID still finds one row per event and reader.
+      await assert.rejects(
+        db.kysely.insertInto('event_stream').values({ tx: 0, event_id: 'ev1', account_id: 'acc' }).execute(),
+      )
+    })
+
+    test('deliveries still need their event, and keep it', async () => {
+      await assert.rejects(
+        db.kysely
+          .insertInto('deliveries')
+          .values(delivery('d9', 'wh2', 'pending', 'no-such-event'))
+          .execute(),
+      )
+      await assert.rejects(db.kysely.deleteFrom('events').where('id', '=', 'ev1').execute())
+      const left = await db.kysely.selectFrom('deliveries').select('id').orderBy('id').execute()
+      assert.deepEqual(
+        left.map((r) => r.id),
+        ['d1', 'd2', 'd3'],
+      )
+    })
+
+    if (dialect.name === 'sqlite') {
+      test('on SQLite: events clustered on its id, no AUTOINCREMENT, foreign keys back on', async () => {
+        const ddl = async (name: string) =>
+          (await sql<{ sql: string }>`select sql from sqlite_master where name = ${name}`.execute(db.kysely))
+            .rows[0]?.sql ?? ''
+        assert.match(await ddl('events'), /without rowid/i)
+        assert.doesNotMatch(await ddl('event_stream'), /autoincrement/i)
+        const sequence = await sql`select name from sqlite_sequence where name = 'event_stream'`.execute(
+          db.kysely,
+        )
+        assert.equal(sequence.rows.length, 0)
+        const indexes = await sql<{
+          name: string
+        }>`select name from pragma_index_list('event_stream')`.execute(db.kysely)
+        assert.deepEqual(indexes.rows.map((r) => r.name).sort(), [
+          'event_stream_account_idx',
+          'event_stream_event_idx',
+        ])
+        const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db.kysely)
+        assert.equal(fk.rows[0]?.foreign_keys, 1)
+      })
+    }
+  })
+}

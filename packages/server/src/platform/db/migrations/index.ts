@@ -22,6 +22,7 @@ import { migration as authRowNotify } from './0016_auth_row_notify.ts'
 import { migration as workers } from './0017_workers.ts'
 import { migration as fileRevisions } from './0018_file_revisions.ts'
 import { migration as workerRound } from './0019_worker_round.ts'
+import { migration as outboxPages } from './0020_outbox_pages.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -53,4 +54,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0017_workers', migration: workers },
   { name: '0018_file_revisions', migration: fileRevisions },
   { name: '0019_worker_round', migration: workerRound },
+  { name: '0020_outbox_pages', migration: outboxPages },
 ]
