@@ -109,6 +109,8 @@ interface Throughput {
   rate: number
   /** The whole machine's CPU over the phase (null without /proc/stat). */
   cpu: CpuUse | null
+  /** This process's CPU over the phase, user and system, in µs (process.cpuUsage). */
+  ownUs: number
 }
 
 /** Events per second from the first enqueue to the last arrival, and the machine's CPU meanwhile. */
@@ -120,6 +122,7 @@ async function throughput(
 ): Promise<Throughput> {
   await rx.ask({ type: 'reset' })
   const cpuBefore = readMachineCpu()
+  const ownBefore = process.cpuUsage()
   const started = nowMs()
   let next = 0
   const producer = async () => {
@@ -134,7 +137,8 @@ async function throughput(
   await Promise.all(Array.from({ length: producers }, producer))
   await rx.waitFor(total)
   const rate = (total / (nowMs() - started)) * 1000
-  return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()) }
+  const own = process.cpuUsage(ownBefore)
+  return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()), ownUs: own.user + own.system }
 }
 
 interface Paced {
@@ -219,6 +223,8 @@ class Rounds {
   readonly rates: Record<string, number[]> = { raw: [] }
   /** Per system and round: the machine's busy CPU µs per event, and its utilization. */
   readonly cpu: Record<string, Array<{ perEvent: number; utilization: number }>> = {}
+  /** Per system and round: this process's CPU µs per event. */
+  readonly ownCpu: Record<string, number[]> = {}
   /** Per system, paced rate and round: the latency phase's percentiles. */
   readonly paced: Record<string, Paced[][]> = {}
   readonly #plan: Plan
@@ -230,6 +236,7 @@ class Rounds {
     for (const system of systems) {
       this.rates[system.name] = []
       this.cpu[system.name] = []
+      this.ownCpu[system.name] = []
       this.paced[system.name] = plan.rates.map(() => [])
     }
   }
@@ -243,6 +250,7 @@ class Rounds {
       const done = await throughput(system, this.#rx, events, producers)
       this.rates[system.name]?.push(done.rate)
       if (done.cpu) this.cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
+      this.ownCpu[system.name]?.push(done.ownUs / events)
     }
     const last = Object.entries(this.rates).map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
     console.log(`  round ${round}: ${last.join(', ')}`)
@@ -263,12 +271,14 @@ class Rounds {
   /** The medians over the rounds. */
   figures(system: System): Figures {
     const used = this.cpu[system.name] ?? []
+    const own = this.ownCpu[system.name] ?? []
     return {
       name: system.name,
       rate: median(this.rates[system.name] ?? []),
       latency: this.#plan.rates.map((rate, i) => medianLatency(rate, this.paced[system.name]?.[i] ?? [])),
       cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
       utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
+      ownCpuPerEventUs: own.length > 0 ? median(own) : null,
     }
   }
 }

@@ -15,6 +15,12 @@ export interface Figures {
   cpuPerEventUs: number | null
   /** Median share of the machine's cores kept busy during those phases (0–1). */
   utilization: number | null
+  /**
+   * Median over the rounds of the bench process's own CPU per event (user and system), in µs: the
+   * producers and the system's Node side (Tessera's whole server with SQLite's own work; a peer's
+   * queue, worker and client), without its store, the receiver or a workers process.
+   */
+  ownCpuPerEventUs: number | null
 }
 
 export function median(values: number[]): number {
@@ -35,7 +41,8 @@ export function report(figures: Figures[], raw: number): void {
     const cpu =
       f.cpuPerEventUs === null || f.utilization === null
         ? ''
-        : ` [machine CPU ${f.cpuPerEventUs.toFixed(0)} µs/event, ${(f.utilization * 100).toFixed(0)} % busy]`
+        : ` [machine CPU ${f.cpuPerEventUs.toFixed(0)} µs/event, ${(f.utilization * 100).toFixed(0)} % busy` +
+          `${f.ownCpuPerEventUs === null ? '' : `; bench process ${f.ownCpuPerEventUs.toFixed(0)} µs/event`}]`
     console.log(
       `  ${f.name.padEnd(30)} ${f.rate.toFixed(0).padStart(6)} events/s (${(f.rate / raw).toFixed(3)} of raw)${cpu}  ${lat}`,
     )
