@@ -9,7 +9,8 @@ import type { AnyDb } from './index.ts'
 // - `event_stream`'s AUTOINCREMENT updates `sqlite_sequence` on every insert. A plain INTEGER
 //   PRIMARY KEY takes max(seq) + 1, which is the same thing here: stream rows are never deleted
 //   (events are never deleted), so the largest seq is never given out twice.
-// Measured (a bare better-sqlite3 replay of the emit's inserts): ~10.2 -> ~8.5 WAL frames per emit.
+// Measured (`npm run bench:emit`, its bare better-sqlite3 replay of the emit): 10.55 -> 8.87 WAL frames
+// per emit, SQLite's own part of it 83 -> 73 µs.
 export const migration: Migration = {
   async up(db: AnyDb) {
     if (db.getExecutor().adapter instanceof PostgresAdapter) return
