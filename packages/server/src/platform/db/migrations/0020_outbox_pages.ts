@@ -1,5 +1,5 @@
 // Shipped: never edit (see index.ts).
-import { type Migration, PostgresAdapter, sql } from 'kysely'
+import { type Migration, PostgresAdapter, type RawBuilder, sql } from 'kysely'
 import type { AnyDb } from './index.ts'
 
 // SQLite only: fewer B-tree pages written by every emit. An emit's COMMIT writes one WAL frame per
@@ -41,35 +41,40 @@ async function rebuiltAlready(db: AnyDb): Promise<boolean> {
   return /without rowid/i.test(rows[0]?.sql ?? '')
 }
 
+/** Copies `table` into `<table>_rebuilt` (made by `create`), drops it and takes its name. */
+async function rebuild(
+  db: AnyDb,
+  table: string,
+  create: RawBuilder<unknown>,
+  columns: string,
+): Promise<void> {
+  await create.execute(db)
+  await sql.raw(`insert into ${table}_rebuilt (${columns}) select ${columns} from ${table}`).execute(db)
+  await sql.raw(`drop table ${table}`).execute(db)
+  await sql.raw(`alter table ${table}_rebuilt rename to ${table}`).execute(db)
+}
+
 async function rebuildEvents(db: AnyDb): Promise<void> {
-  const columns = 'id, event, file_id, data, run_timestamp, created_at'
-  await sql`create table events_rebuilt (
+  const create = sql`create table events_rebuilt (
       id text primary key,
       event text not null,
       file_id text not null,
       data text not null,
       run_timestamp bigint not null,
       created_at bigint not null
-    ) without rowid`.execute(db)
-  await sql.raw(`insert into events_rebuilt (${columns}) select ${columns} from events`).execute(db)
-  await sql`drop table events`.execute(db)
-  await sql`alter table events_rebuilt rename to events`.execute(db)
+    ) without rowid`
+  await rebuild(db, 'events', create, 'id, event, file_id, data, run_timestamp, created_at')
 }
 
 async function rebuildEventStream(db: AnyDb): Promise<void> {
-  const columns = 'seq, tx, event_id, account_id'
-  await sql`create table event_stream_rebuilt (
+  const create = sql`create table event_stream_rebuilt (
       seq integer primary key,
       tx bigint not null,
       event_id text not null,
       account_id text not null
-    )`.execute(db)
-  await sql
-    .raw(`insert into event_stream_rebuilt (${columns}) select ${columns} from event_stream`)
-    .execute(db)
-  // Dropping the table drops its sqlite_sequence row too.
-  await sql`drop table event_stream`.execute(db)
-  await sql`alter table event_stream_rebuilt rename to event_stream`.execute(db)
+    )`
+  // Dropping the old table drops its sqlite_sequence row too.
+  await rebuild(db, 'event_stream', create, 'seq, tx, event_id, account_id')
   // As 0014 made them: resuming from Last-Event-ID, and catching one account up from a position.
   await sql`create unique index event_stream_event_idx on event_stream (event_id, account_id)`.execute(db)
   await sql`create index event_stream_account_idx on event_stream (account_id, tx, seq)`.execute(db)
