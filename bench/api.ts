@@ -41,6 +41,7 @@ import { buildApp } from '../packages/server/src/app.ts'
 import { createAccount } from '../packages/server/src/modules/accounts/index.ts'
 import { loadConfig } from '../packages/server/src/platform/config.ts'
 import { type Db, migrate, openDatabase } from '../packages/server/src/platform/db/index.ts'
+import { warmConnections } from '../packages/server/src/server-context.ts'
 import { type Seeded, seed } from './api-seed.ts'
 import { type EmitReport, type EmitRequest, emitAtRate } from './listen-emitter.ts'
 
@@ -247,6 +248,7 @@ async function openTessera(dialect: Dialect): Promise<{
     }
     await migrate(pgDb)
     app = await buildApp(loadConfig({ ...env, TESSERA_DATABASE_URL: url }), { db: pgDb })
+    await warmConnections(app.ctx) // as `tessera serve` does
   } else {
     app = await buildApp(loadConfig(env))
   }

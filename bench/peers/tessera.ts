@@ -11,6 +11,7 @@ import { emitEvent } from '../../packages/server/src/events/index.ts'
 import { createAccount } from '../../packages/server/src/modules/accounts/index.ts'
 import { loadConfig } from '../../packages/server/src/platform/config.ts'
 import { migrate, openDatabase } from '../../packages/server/src/platform/db/index.ts'
+import { warmConnections } from '../../packages/server/src/server-context.ts'
 import {
   EVENT,
   eventData,
@@ -60,6 +61,7 @@ export async function startTessera(
   }
   const app: FastifyInstance = await buildApp(loadConfig(env), { db, workers: !split })
   await app.ready()
+  await warmConnections(app.ctx) // as `tessera serve` does
   const worker = split ? await startWorkersProcess({ ...env, TESSERA_DATABASE_URL: workerUrl }) : null
   // PostgreSQL wakes the workers process by NOTIFY; SQLite by the relay.
   const unrelay = worker && dialect === 'sqlite' ? relayWakes(db, worker) : null

@@ -42,6 +42,19 @@ export async function createContext(config: Config, options: BuildOptions = {}):
   if (tightened.length > 0) log.warn({ changed: tightened }, 'data dir: group/other access removed')
   const blobs = await openBlobStore(config.storageUrl)
   const tokens = new TokenService(keys, config.authTokenTtlMs)
-  const eventStream = new StreamHub({ db, config, log, databaseUrl: config.databaseUrl })
+  const eventStream = new StreamHub({ db, config, log })
   return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
+}
+
+/**
+ * PostgreSQL, for the long-running processes (`serve`, `worker`): opens and warms every pooled
+ * connection before traffic comes (platform/db/pg-pool-warmth.ts). A database that cannot give
+ * the whole pool now is logged, not fatal: connections then open on demand, as they would anyway.
+ */
+export async function warmConnections(ctx: Pick<ServerContext, 'db' | 'log'>): Promise<void> {
+  try {
+    await ctx.db.warm?.()
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not open every pooled PostgreSQL connection at start; they open on demand')
+  }
 }

@@ -145,7 +145,7 @@ for (const dialect of dialects()) {
 
           const killed = await admin.query(
             'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-            [`tessera-row-changes:${schema}`],
+            [`tessera-listen:${schema}`],
           )
           assert.equal(killed.rowCount, 2)
           // No notification can reach anyone now; the instances must read the row.
@@ -208,7 +208,7 @@ async function listenersUp(url: string, schema: string | undefined, count: numbe
     for (let i = 0; i < 500; i++) {
       const { rows } = await client.query<{ n: string }>(
         `select count(*) as n from pg_stat_activity where application_name = $1 and query ilike 'listen %'`,
-        [`tessera-row-changes:${schema}`],
+        [`tessera-listen:${schema}`],
       )
       if (Number(rows[0]?.n) >= count) {
         // The LISTEN is sent; the feed counts as up once its answer is back.

@@ -85,7 +85,9 @@ async function serve(config: Config, args: string[]): Promise<void> {
     return servePrimary(config, { processes, workers, prepare, onShutdown: exitWithNpmParent })
   }
   const { buildApp } = await import('../app.ts')
+  const { warmConnections } = await import('../server-context.ts')
   const app = await buildApp(config, { workers })
+  await warmConnections(app.ctx)
   if (role === null) await announceAdmin(app.ctx)
   forwardWakes(app.ctx.db)
   let closing = false

@@ -5,7 +5,7 @@ import { DeliveryWorker } from '../delivery/index.ts'
 import { ConversionWorker } from '../modules/conversion/index.ts'
 import { startOperationsServer } from '../operations.ts'
 import type { Config } from '../platform/config.ts'
-import { createContext } from '../server-context.ts'
+import { createContext, warmConnections } from '../server-context.ts'
 import { exitWithPrimary, receiveWakes, reportReady } from './cluster.ts'
 import { exitWithNpmParent, UsageError } from './common.ts'
 
@@ -33,6 +33,7 @@ function parseWorkerArgs(args: string[]) {
 export async function worker(config: Config, args: string[]): Promise<void> {
   const options = parseWorkerArgs(args)
   const ctx = await createContext(config)
+  await warmConnections(ctx)
   // --metrics-port wins; else TESSERA_METRICS_LISTEN; else no listener.
   const listen =
     options.metricsPort === null ? config.metricsListen : { host: config.host, port: options.metricsPort }

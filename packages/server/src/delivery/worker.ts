@@ -80,10 +80,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.#running) return
     this.#running = true
-    this.#stopListening = listenForWork(this, deliveryChannel, {
-      databaseUrl: this.#config.databaseUrl,
-      log: this.#log,
-    })
+    this.#stopListening = listenForWork(this, deliveryChannel, { log: this.#log })
     const handOff = new WorkerHandOff({
       db: this.db,
       id: this.id,

@@ -8,7 +8,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
-import { PgListener, type Waker } from '../platform/jobs.ts'
+import { type Waker, wakeOnNotify } from '../platform/jobs.ts'
 import { comment, PING, resetFrame } from './stream-frames.ts'
 import * as store from './stream-store.ts'
 import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
@@ -23,8 +23,6 @@ export interface StreamHubOptions {
   db: Db
   config: StreamConfig
   log: Logger
-  /** PostgreSQL: where the LISTEN connection goes. */
-  databaseUrl: string | undefined
 }
 
 export interface StreamStats {
@@ -61,7 +59,8 @@ export class StreamHub implements Waker {
   /** Counts accounts that got their first stream: a scan sees whether any joined while it ran. */
   #accountsJoined = 0
   #timers: NodeJS.Timeout[] = []
-  #listener: PgListener | null = null
+  /** PostgreSQL: stops listening for new stream rows. */
+  #unlisten: (() => void) | null = null
   #closed = false
   #peak = 0
   #cutOff = 0
@@ -156,8 +155,8 @@ export class StreamHub implements Waker {
     this.#closed = true
     for (const subscriber of this.#all()) subscriber.end('server shutting down; reconnect with Last-Event-ID')
     this.#stopTimers()
-    await this.#listener?.stop()
-    this.#listener = null
+    this.#unlisten?.()
+    this.#unlisten = null
   }
 
   *#all(): Iterable<Subscriber> {
@@ -294,15 +293,13 @@ export class StreamHub implements Waker {
   }
 
   #startTimers(): void {
-    const { config, log, databaseUrl } = this.#options
+    const { config, log } = this.#options
     const postgres = this.db.dialect === 'postgres'
     const poll = postgres ? Math.max(PG_POLL_MS, config.streamPollMs) : config.streamPollMs
     this.#timers.push(setInterval(() => this.wake(), poll).unref())
     this.#timers.push(setInterval(() => void this.#heartbeat(), config.streamHeartbeatMs).unref())
-    if (postgres && databaseUrl && this.#listener === null) {
-      const onNotify = () => this.wake()
-      this.#listener = new PgListener({ databaseUrl, channel: streamChannel.name, onNotify, log })
-      this.#listener.start()
+    if (postgres && this.#unlisten === null) {
+      this.#unlisten = wakeOnNotify(this.db, streamChannel.name, () => this.wake(), log)
     }
   }
 

@@ -2,7 +2,6 @@
 // work becomes due — directly in this process, by NOTIFY across PostgreSQL clients — and the lease
 // a claimed item is held under.
 import { sql } from 'kysely'
-import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Db, Executor } from './db/index.ts'
 
@@ -44,76 +43,19 @@ export class WakeChannel {
 export const jobsChannel = new WakeChannel('tessera_jobs')
 
 /**
- * A dedicated PostgreSQL connection LISTENing on a channel; reconnects after errors. Workers also
- * poll slowly, so a lost notification only delays work, never loses it.
+ * PostgreSQL: calls `onNotify` at each NOTIFY on `channel` and whenever the database's LISTEN
+ * connection (re)starts listening (work may have been queued meanwhile). Workers also poll slowly,
+ * so a lost notification only delays work, never loses it. Answers the unsubscribe; SQLite: nothing.
  */
-export interface PgListenerOptions {
-  databaseUrl: string
-  channel: string
-  onNotify: () => void
-  log: Logger
-}
-
-export class PgListener {
-  #client: pg.Client | null = null
-  #retry: NodeJS.Timeout | null = null
-  #running = false
-
-  readonly options: PgListenerOptions
-
-  constructor(options: PgListenerOptions) {
-    this.options = options
-  }
-
-  start(): void {
-    if (this.#running) return
-    this.#running = true
-    void this.#listen()
-  }
-
-  async stop(): Promise<void> {
-    this.#running = false
-    if (this.#retry) clearTimeout(this.#retry)
-    this.#retry = null
-    const client = this.#client
-    this.#client = null
-    await client?.end().catch(() => {})
-  }
-
-  async #listen(): Promise<void> {
-    const { databaseUrl, channel, onNotify, log } = this.options
-    const client = new pg.Client({ connectionString: databaseUrl })
-    client.on('notification', onNotify)
-    client.on('error', (err) => {
-      log.warn({ err, channel }, 'LISTEN connection lost; reconnecting')
-      if (this.#client === client) this.#client = null
-      client.end().catch(() => {})
-      this.#scheduleRetry()
-    })
-    try {
-      await client.connect()
-      await client.query(`LISTEN ${channel}`)
-      if (!this.#running) {
-        await client.end()
-        return
-      }
-      this.#client = client
-      onNotify() // anything queued while we were not listening
-    } catch (err) {
-      log.warn({ err, channel }, 'could not LISTEN; polling only until it works')
-      client.end().catch(() => {})
-      this.#scheduleRetry()
-    }
-  }
-
-  #scheduleRetry(): void {
-    if (!this.#running || this.#retry) return
-    this.#retry = setTimeout(() => {
-      this.#retry = null
-      if (this.#running) void this.#listen()
-    }, 5000)
-    this.#retry.unref()
-  }
+export function wakeOnNotify(db: Db, channel: string, onNotify: () => void, log: Logger): () => void {
+  if (!db.notifications) return () => {}
+  return db.notifications.subscribe(channel, {
+    notify: onNotify,
+    up: onNotify,
+    down(err) {
+      if (err) log.warn({ err, channel }, 'LISTEN connection lost; polling only until it is back')
+    },
+  })
 }
 
 /**
@@ -127,26 +69,17 @@ export function leaseMs(budgetMs: number): number {
 
 /**
  * Makes `worker` wake when work is queued on `channel`: directly from this process, and on
- * PostgreSQL through a LISTEN connection. Answers the function that undoes both.
+ * PostgreSQL through the database's LISTEN connection. Answers the function that undoes both.
  */
 export function listenForWork(
   worker: Waker,
   channel: WakeChannel,
-  options: { databaseUrl: string | undefined; log: Logger },
+  options: { log: Logger },
 ): () => Promise<void> {
   const unregister = channel.register(worker)
-  const listener =
-    worker.db.dialect === 'postgres' && options.databaseUrl
-      ? new PgListener({
-          databaseUrl: options.databaseUrl,
-          channel: channel.name,
-          onNotify: () => worker.wake(),
-          log: options.log,
-        })
-      : null
-  listener?.start()
+  const unsubscribe = wakeOnNotify(worker.db, channel.name, () => worker.wake(), options.log)
   return async () => {
     unregister()
-    await listener?.stop()
+    unsubscribe()
   }
 }

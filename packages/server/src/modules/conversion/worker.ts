@@ -42,10 +42,7 @@ export class ConversionWorker {
   start(): void {
     if (this.#running) return
     this.#running = true
-    this.#stopListening = listenForWork(this, jobsChannel, {
-      databaseUrl: this.#ctx.config.databaseUrl,
-      log: this.#log,
-    })
+    this.#stopListening = listenForWork(this, jobsChannel, { log: this.#log })
     this.#loop = this.#recovery
       .start()
       .catch((err: unknown) => this.#log.error({ err }, 'crash recovery at start failed'))

@@ -8,7 +8,9 @@ import { makePrivateDir, makePrivateFiles, PRIVATE_FILE_MODE } from '../file-mod
 import { directReader } from './batched-reader.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { checkedPgSchema, pgDescription, pgTypes } from './dialect.ts'
+import { PgNotifications } from './notifications.ts'
 import { namedStatementPool } from './pg-named.ts'
+import { warmPool } from './pg-pool-warmth.ts'
 import { registerDirectRead } from './precompiled.ts'
 import { pgRowWatcher, sqliteRowWatcher } from './row-changes.ts'
 import type { Database } from './schema.ts'
@@ -66,19 +68,31 @@ async function openPostgres(url: string, options: DbOptions): Promise<Db> {
       await admin.end()
     }
   }
+  const poolSize = options.pgPoolSize ?? 10
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.pgPoolSize ?? 10,
+    max: poolSize,
+    // Never closed for being idle: a quiet spell would otherwise cost the next burst its warm
+    // connections (pg-pool's default closes them after 10 s; see pg-pool-warmth.ts).
+    idleTimeoutMillis: 0,
+    // Tells operators (and tests) which connections these are in pg_stat_activity.
+    application_name: `tessera-pool:${schema ?? 'public'}`,
     types: pgTypes,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   })
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) })
+  const notifications = new PgNotifications(url, schema)
   return {
     kysely,
     dialect: 'postgres',
-    watchRows: pgRowWatcher(url, schema),
+    watchRows: pgRowWatcher(notifications),
+    warm: () => warmPool(pool, poolSize),
+    notifications,
     description: pgDescription(url, schema),
-    close: () => kysely.destroy(),
+    async close() {
+      await notifications.close()
+      await kysely.destroy()
+    },
   }
 }
 

@@ -4,11 +4,11 @@
 // - SQLite: a TEMP trigger on this connection calls into JavaScript inside the writing statement
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
-// - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; a dedicated LISTEN
-//   connection reports them after commit. While that connection is down nothing is covered (callers
+// - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; the database's LISTEN
+//   connection (notifications.ts) reports them after commit. While that connection is down nothing is covered (callers
 //   read rows), and on every (re)connect the cache is dropped: notifications may have been missed.
 import type SqliteDatabase from 'better-sqlite3'
-import pg from 'pg'
+import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
 /** The tables whose updates and deletes are reported (by `id`). */
 export const WATCHED_TABLES = ['sessions', 'accounts'] as const
@@ -101,19 +101,16 @@ export function sqliteRowWatcher(database: SqliteDatabase.Database): WatchRows {
   }
 }
 
-const RETRY_FIRST_MS = 100
-const RETRY_MAX_MS = 5_000
-
-/** PostgreSQL: a LISTEN connection per listener; reconnects with backoff while not stopped. */
-export function pgRowWatcher(url: string, schema: string | undefined): WatchRows {
+/** PostgreSQL: a feed per listener, on the database's shared LISTEN connection. */
+export function pgRowWatcher(notifications: PgNotifications): WatchRows {
   return (listener, log) => {
-    const feed = new PgRowFeed(url, schema, listener, log)
+    const feed = new PgRowFeed(notifications, listener, log)
     feed.start()
     return {
-      covered: () => feed.up,
+      covered: () => feed.live,
       settle: afterPoll,
       echo: (table, id) => feed.echo(`${table} ${id}`),
-      stop: () => feed.stop(),
+      stop: async () => feed.stop(),
     }
   }
 }
@@ -135,38 +132,32 @@ function afterPoll(): Promise<void> {
   return polled
 }
 
-class PgRowFeed {
-  up = false
-  #client: pg.Client | null = null
-  #retry: NodeJS.Timeout | null = null
-  #retryMs = RETRY_FIRST_MS
-  #running = false
+class PgRowFeed implements NotificationSubscriber {
+  /** Listening: every change is reported. */
+  live = false
+  #unsubscribe: (() => void) | null = null
   readonly #echoes = new Map<string, Set<() => void>>()
 
-  readonly url: string
-  readonly schema: string | undefined
+  readonly notifications: PgNotifications
   readonly listener: RowChangeListener
   readonly log: (message: string, error: unknown) => void
 
   constructor(
-    url: string,
-    schema: string | undefined,
+    notifications: PgNotifications,
     listener: RowChangeListener,
     log: (message: string, error: unknown) => void,
   ) {
-    this.url = url
-    this.schema = schema
+    this.notifications = notifications
     this.listener = listener
     this.log = log
   }
 
   start(): void {
-    this.#running = true
-    void this.#connect()
+    this.#unsubscribe = this.notifications.subscribe(ROW_CHANGE_CHANNEL, this)
   }
 
   echo(key: string): Promise<void> {
-    if (!this.up) return Promise.resolve()
+    if (!this.live) return Promise.resolve()
     return new Promise((resolve) => {
       const waiting = this.#echoes.get(key) ?? new Set()
       this.#echoes.set(key, waiting)
@@ -186,65 +177,32 @@ class PgRowFeed {
     for (const waiting of [...this.#echoes.values()]) for (const done of [...waiting]) done()
   }
 
-  async stop(): Promise<void> {
-    this.#running = false
-    this.up = false
+  stop(): void {
+    this.#unsubscribe?.()
+    this.#unsubscribe = null
+    this.live = false
     this.#echoAll()
-    if (this.#retry) clearTimeout(this.#retry)
-    const client = this.#client
-    this.#client = null
-    await client?.end().catch(() => {})
   }
 
-  #lost(client: pg.Client, error: unknown): void {
-    if (this.#client !== client) return
-    this.#client = null
-    this.up = false
+  notify(payload: string): void {
+    const [schema, table, id] = payload.split(' ')
+    if (schema !== this.notifications.schema || id === undefined) return
+    this.listener.changed(table as WatchedTable, id)
+    for (const done of [...(this.#echoes.get(`${table} ${id}`) ?? [])]) done()
+  }
+
+  up(): void {
+    // Rows cached before this point may have changed unreported.
+    this.listener.reset()
+    this.live = true
+  }
+
+  down(error: Error | null): void {
+    this.live = false
     this.listener.reset()
     this.#echoAll()
-    client.end().catch(() => {})
-    if (this.#running) this.log('row-change LISTEN connection lost; reading rows until it is back', error)
-    this.#scheduleRetry()
-  }
-
-  async #connect(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.url,
-      // Tells operators (and tests) which connection this is in pg_stat_activity.
-      application_name: `tessera-row-changes:${this.schema ?? 'public'}`,
-      ...(this.schema ? { options: `-c search_path=${this.schema}` } : {}),
-    })
-    this.#client = client
-    client.on('error', (error) => this.#lost(client, error))
-    client.on('end', () => this.#lost(client, new Error('connection ended')))
-    try {
-      await client.connect()
-      const { rows } = await client.query<{ schema: string }>('select current_schema() as schema')
-      const ours = rows[0]?.schema ?? 'public'
-      client.on('notification', ({ payload }) => {
-        const [schema, table, id] = (payload ?? '').split(' ')
-        if (schema !== ours || id === undefined) return
-        this.listener.changed(table as WatchedTable, id)
-        for (const done of [...(this.#echoes.get(`${table} ${id}`) ?? [])]) done()
-      })
-      await client.query(`listen ${ROW_CHANGE_CHANNEL}`)
-      if (this.#client !== client || !this.#running) return
-      // Rows cached before this point may have changed unreported.
-      this.listener.reset()
-      this.up = true
-      this.#retryMs = RETRY_FIRST_MS
-    } catch (error) {
-      this.#lost(client, error)
+    if (error && this.#unsubscribe) {
+      this.log('row-change LISTEN connection lost; reading rows until it is back', error)
     }
-  }
-
-  #scheduleRetry(): void {
-    if (!this.#running || this.#retry) return
-    this.#retry = setTimeout(() => {
-      this.#retry = null
-      if (this.#running) void this.#connect()
-    }, this.#retryMs)
-    this.#retry.unref()
-    this.#retryMs = Math.min(RETRY_MAX_MS, this.#retryMs * 2)
   }
 }

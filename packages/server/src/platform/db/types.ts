@@ -1,6 +1,7 @@
 // The kernel's handle on the database and the executor types every repository takes.
 import type { Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.ts'
+import type { PgNotifications } from './notifications.ts'
 import type { WatchRows } from './row-changes.ts'
 import type { Database } from './schema.ts'
 
@@ -27,8 +28,15 @@ export interface Db {
    * caches of them (row-changes.ts). Absent: no feed, so such caches must read rows every time.
    */
   watchRows?: WatchRows
+  /** PostgreSQL only: the process's one LISTEN connection to this database (notifications.ts). */
+  notifications?: PgNotifications
   /** Where the data lives, for logs and `/readyz` (never contains a password). */
   description: string
+  /**
+   * PostgreSQL only: opens every pooled connection and loads the schema's tables in each
+   * (pg-pool-warmth.ts). `tessera serve` and `tessera worker` call it once migrations ran.
+   */
+  warm?(): Promise<void>
   close(): Promise<void>
 }
 

@@ -1,0 +1,57 @@
+// PostgreSQL's pool as `tessera serve` and `tessera worker` hold it (platform/db/pg-pool-warmth.ts):
+// every pooled connection open before the first request, each having planned every table of the
+// schema once; and a database that cannot give the whole pool only costs a warning.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import pg from 'pg'
+import pino from 'pino'
+import { migrate, openDatabase } from '../src/platform/db/index.ts'
+import { warmConnections } from '../src/server-context.ts'
+import { uniqueName } from './support/harness.ts'
+
+const url = process.env.TESSERA_TEST_DATABASE_URL
+
+describe('a warm PostgreSQL pool', { skip: !url }, () => {
+  test('warm() opens the whole pool, each connection touching every table', async () => {
+    const pgSchema = uniqueName('t')
+    const db = await openDatabase({ databaseUrl: url, dataDir: '/nonexistent', pgSchema, pgPoolSize: 4 })
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    const pooled = async () =>
+      (
+        await admin.query<{ query: string }>(
+          'select query from pg_stat_activity where application_name = $1',
+          [`tessera-pool:${pgSchema}`],
+        )
+      ).rows
+    try {
+      await migrate(db)
+      const before = (await pooled()).length
+      assert.ok(before < 4, `migrations alone use fewer connections (${before})`)
+      await db.warm?.()
+      const rows = await pooled()
+      assert.equal(rows.length, 4, 'every pooled connection is open')
+      for (const { query } of rows) {
+        for (const table of ['events', 'deliveries', 'sessions', 'files']) {
+          assert.match(query, new RegExp(`from "?${table}"? limit 0`), `${table} in ${query.slice(0, 120)}`)
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.equal((await pooled()).length, 4, 'and they stay open')
+    } finally {
+      await db.close()
+      await admin.query(`drop schema if exists ${pgSchema} cascade`)
+      await admin.end()
+    }
+  })
+})
+
+test('warmConnections: a pool that cannot open is a warning, not a failed start', async () => {
+  const lines: string[] = []
+  const log = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) })
+  const db = { warm: () => Promise.reject(new Error('sorry, too many clients already')) }
+  await warmConnections({ db: db as never, log })
+  assert.equal(lines.length, 1)
+  assert.match(lines[0] ?? '', /too many clients/)
+  assert.match(lines[0] ?? '', /open on demand/)
+})
