@@ -3,6 +3,7 @@
 // schema once; and a database that cannot give the whole pool only costs a warning.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { sql } from 'kysely'
 import pg from 'pg'
 import pino from 'pino'
 import { migrate, openDatabase } from '../src/platform/db/index.ts'
@@ -41,6 +42,35 @@ describe('a warm PostgreSQL pool', { skip: !url }, () => {
     } finally {
       await db.close()
       await admin.query(`drop schema if exists ${pgSchema} cascade`)
+      await admin.end()
+    }
+  })
+
+  // A leaked connection would also hang db.close() (the pool waits for it): the timeout fails that.
+  test('a database that gives only part of the pool: warm() fails, every opened connection goes back', {
+    timeout: 20_000,
+  }, async () => {
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    const role = uniqueName('limited')
+    await admin.query(`create role ${role} login connection limit 2`)
+    const limited = new URL(url ?? '')
+    limited.username = role
+    limited.password = ''
+    const db = await openDatabase({ databaseUrl: limited.toString(), dataDir: '/nonexistent', pgPoolSize: 4 })
+    try {
+      await assert.rejects(db.warm?.() ?? Promise.resolve(), /too many connections/)
+      // The two that opened are in the pool, not leaked: queries run on them.
+      const answers = await Promise.all(
+        [1, 2].map(() => sql<{ one: number }>`select 1 as one`.execute(db.kysely)),
+      )
+      assert.deepEqual(
+        answers.map((r) => r.rows[0]?.one),
+        [1, 1],
+      )
+    } finally {
+      await db.close()
+      await admin.query(`drop role ${role}`)
       await admin.end()
     }
   })

@@ -11,10 +11,12 @@ const TOUCH_TABLES = `select string_agg(format('(select 1 from %I limit 0)', rel
 
 /** Opens `size` connections of the pool at once and loads the schema's tables in each. */
 export async function warmPool(pool: pg.Pool, size: number): Promise<void> {
-  const clients: pg.PoolClient[] = []
+  const opened = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()))
+  // Every connection that did open goes back to the pool, whatever failed.
+  const clients = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
   try {
-    for (const client of await Promise.all(Array.from({ length: size }, () => pool.connect())))
-      clients.push(client)
+    const failed = opened.find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
     const first = clients[0]
     if (!first) return
     const { rows } = await first.query<{ touch: string | null }>(TOUCH_TABLES)
