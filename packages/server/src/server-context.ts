@@ -55,6 +55,9 @@ export async function warmConnections(ctx: Pick<ServerContext, 'db' | 'log'>): P
   try {
     await ctx.db.warm?.()
   } catch (err) {
-    ctx.log.warn({ err }, 'could not open every pooled PostgreSQL connection at start; they open on demand')
+    ctx.log.warn(
+      { err },
+      'could not open every pooled PostgreSQL connection at start (max_connections must exceed 11 per Tessera process); they open on demand',
+    )
   }
 }

@@ -84,4 +84,5 @@ test('warmConnections: a pool that cannot open is a warning, not a failed start'
   assert.equal(lines.length, 1)
   assert.match(lines[0] ?? '', /too many clients/)
   assert.match(lines[0] ?? '', /open on demand/)
+  assert.match(lines[0] ?? '', /max_connections/)
 })
