@@ -1,8 +1,8 @@
 // PostgreSQL: one LISTEN connection per opened database, shared by everything in the process that
 // waits for NOTIFY (delivery and conversion workers, the event stream, the session and account
-// caches). One connection instead of one per consumer, because PostgreSQL signals every listening
-// backend of the database at each notifying commit, whatever the channels it listens on: each
-// extra listener costs every emit a process wake-up on the database server (docs/benchmarks.md).
+// caches). One connection instead of one per consumer: each is one more connection to size for,
+// and PostgreSQL signals every listening backend of the database at each notifying commit,
+// whatever channels it listens on, so each is also one more wake-up on the server per emit.
 import pg from 'pg'
 
 export interface NotificationSubscriber {
@@ -108,7 +108,13 @@ export class PgNotifications {
 
   /** Brings the connection's LISTENs in line with the subscribed channels, one round at a time. */
   #sync(): void {
-    this.#syncing = this.#syncing.then(() => this.#syncOnce())
+    // A failure the round did not handle (a subscriber that threw) counts as a lost connection:
+    // the reconnect brings every channel back, and the chain never stays rejected.
+    this.#syncing = this.#syncing
+      .then(() => this.#syncOnce())
+      .catch((error: unknown) => {
+        if (this.#client) this.#lost(this.#client, error as Error)
+      })
   }
 
   async #syncOnce(): Promise<void> {

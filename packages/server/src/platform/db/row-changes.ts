@@ -5,8 +5,9 @@
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
 // - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; the database's LISTEN
-//   connection (notifications.ts) reports them after commit. While that connection is down nothing is covered (callers
-//   read rows), and on every (re)connect the cache is dropped: notifications may have been missed.
+//   connection (notifications.ts) reports them after commit. While that connection is down nothing
+//   is covered (callers read rows), and on every (re)connect the cache is dropped: notifications
+//   may have been missed.
 import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
