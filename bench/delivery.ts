@@ -26,6 +26,7 @@
 //
 // PostgreSQL (Tessera's dialect and the PostgreSQL peers) needs TESSERA_DATABASE_URL (or
 // TESSERA_TEST_DATABASE_URL); every system gets a fresh schema, dropped after.
+import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { Agent, request } from 'undici'
 import { startBullmq } from './peers/bullmq.ts'
@@ -111,6 +112,8 @@ interface Throughput {
   cpu: CpuUse | null
   /** This process's CPU over the phase, user and system, in µs (process.cpuUsage). */
   ownUs: number
+  /** This process's event-loop utilization over the phase (0–1). */
+  eventLoop: number
 }
 
 /** Events per second from the first enqueue to the last arrival, and the machine's CPU meanwhile. */
@@ -123,6 +126,7 @@ async function throughput(
   await rx.ask({ type: 'reset' })
   const cpuBefore = readMachineCpu()
   const ownBefore = process.cpuUsage()
+  const loopBefore = performance.eventLoopUtilization()
   const started = nowMs()
   let next = 0
   const producer = async () => {
@@ -138,7 +142,8 @@ async function throughput(
   await rx.waitFor(total)
   const rate = (total / (nowMs() - started)) * 1000
   const own = process.cpuUsage(ownBefore)
-  return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()), ownUs: own.user + own.system }
+  const eventLoop = performance.eventLoopUtilization(loopBefore).utilization
+  return { rate, cpu: cpuBetween(cpuBefore, readMachineCpu()), ownUs: own.user + own.system, eventLoop }
 }
 
 interface Paced {
@@ -225,6 +230,8 @@ class Rounds {
   readonly cpu: Record<string, Array<{ perEvent: number; utilization: number }>> = {}
   /** Per system and round: this process's CPU µs per event. */
   readonly ownCpu: Record<string, number[]> = {}
+  /** Per system and round: this process's event-loop utilization. */
+  readonly eventLoop: Record<string, number[]> = {}
   /** Per system, paced rate and round: the latency phase's percentiles. */
   readonly paced: Record<string, Paced[][]> = {}
   readonly #plan: Plan
@@ -237,6 +244,7 @@ class Rounds {
       this.rates[system.name] = []
       this.cpu[system.name] = []
       this.ownCpu[system.name] = []
+      this.eventLoop[system.name] = []
       this.paced[system.name] = plan.rates.map(() => [])
     }
   }
@@ -251,6 +259,7 @@ class Rounds {
       this.rates[system.name]?.push(done.rate)
       if (done.cpu) this.cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
       this.ownCpu[system.name]?.push(done.ownUs / events)
+      this.eventLoop[system.name]?.push(done.eventLoop)
     }
     const last = Object.entries(this.rates).map(([n, r]) => `${n} ${r.at(-1)?.toFixed(0)}`)
     console.log(`  round ${round}: ${last.join(', ')}`)
@@ -272,6 +281,7 @@ class Rounds {
   figures(system: System): Figures {
     const used = this.cpu[system.name] ?? []
     const own = this.ownCpu[system.name] ?? []
+    const loop = this.eventLoop[system.name] ?? []
     return {
       name: system.name,
       rate: median(this.rates[system.name] ?? []),
@@ -279,6 +289,7 @@ class Rounds {
       cpuPerEventUs: used.length > 0 ? median(used.map((c) => c.perEvent)) : null,
       utilization: used.length > 0 ? median(used.map((c) => c.utilization)) : null,
       ownCpuPerEventUs: own.length > 0 ? median(own) : null,
+      eventLoop: loop.length > 0 ? median(loop) : null,
     }
   }
 }

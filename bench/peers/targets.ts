@@ -21,6 +21,12 @@ export interface Figures {
    * queue, worker and client), without its store, the receiver or a workers process.
    */
   ownCpuPerEventUs: number | null
+  /**
+   * Median over the rounds of the bench process's event-loop utilization during the throughput
+   * phase (0–1): near 1, the one thread that runs Tessera's whole server (or a peer's Node side) is
+   * the limit, not the cores.
+   */
+  eventLoop: number | null
 }
 
 export function median(values: number[]): number {
@@ -42,7 +48,8 @@ export function report(figures: Figures[], raw: number): void {
       f.cpuPerEventUs === null || f.utilization === null
         ? ''
         : ` [machine CPU ${f.cpuPerEventUs.toFixed(0)} µs/event, ${(f.utilization * 100).toFixed(0)} % busy` +
-          `${f.ownCpuPerEventUs === null ? '' : `; bench process ${f.ownCpuPerEventUs.toFixed(0)} µs/event`}]`
+          `${f.ownCpuPerEventUs === null ? '' : `; bench process ${f.ownCpuPerEventUs.toFixed(0)} µs/event`}` +
+          `${f.eventLoop === null ? '' : `, its event loop ${(f.eventLoop * 100).toFixed(0)} % busy`}]`
     console.log(
       `  ${f.name.padEnd(30)} ${f.rate.toFixed(0).padStart(6)} events/s (${(f.rate / raw).toFixed(3)} of raw)${cpu}  ${lat}`,
     )
