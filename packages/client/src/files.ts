@@ -56,19 +56,20 @@ export class Files {
     return rest
   }
 
-  /** The files of one of the caller's directories (`/` = the root). */
+  /**
+   * Every file of one of the caller's directories (`/` = the root), all pages followed. Its
+   * sub-folders are in `folder()`'s first page.
+   */
   async list(directory = '/'): Promise<FileView[]> {
-    const path = directory.replace(/^\/+|\/+$/g, '')
-    const answer = path
-      ? await unwrap(
-          this.api.GET('/file/dir/private/{*}', {
-            params: { path: { '*': path } },
-            // Keep the slashes of a nested directory: it is one wildcard path, not one segment.
-            pathSerializer: (pathname, params) => pathname.replace('{*}', encodePath(String(params['*']))),
-          }),
-        )
-      : await unwrap(this.api.GET('/file/dir/private/'))
-    return answer.files
+    const path = `/${directory.replace(/^\/+|\/+$/g, '')}`
+    const files: FileView[] = []
+    let cursor: string | undefined
+    do {
+      const page = await this.folder(path, cursor === undefined ? {} : { cursor })
+      files.push(...page.files)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return files
   }
 
   async get(id: string): Promise<FileView> {
@@ -205,8 +206,4 @@ function pageQuery(page: PageRequest): { limit?: string; cursor?: string } {
     ...(page.limit !== undefined ? { limit: String(page.limit) } : {}),
     ...(page.cursor ? { cursor: page.cursor } : {}),
   }
-}
-
-function encodePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/')
 }

@@ -67,6 +67,9 @@ export async function waitOnStream(
     if (signal?.aborted) throw aborted()
     throw timeout(id, file.state)
   } finally {
+    // Ends the stream's request on every way out, an answer included: left open, its connection
+    // would keep a script's process alive after close().
+    controller.abort()
     clearTimeout(timer)
     signal?.removeEventListener('abort', stop)
     await stream.return(undefined)

@@ -1,9 +1,12 @@
 // The SDK's live events against a real `tessera serve` (SQLite: the stream's storage side is
 // tested on both dialects in the server's event-stream tests): typed envelopes as they commit,
 // resume after an event, a refused filter, and waitUntilReady on the stream (few GETs) or, when
-// the stream is refused, by polling.
+// the stream is refused, by polling; a script that waited exits once it closes its client.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { type StreamItem, Tessera, TesseraError } from '@tessera/client'
 import { uploadPath } from '@tessera/client/node'
 import { SMALL_HOUSE } from './support/receiver.ts'
@@ -22,6 +25,35 @@ function countingFetch(refuseStream: boolean) {
     return globalThis.fetch(input, init)
   }
   return { calls, fetch }
+}
+
+// The README's tour in short: connect, wait for a file, close. Run in a child process of its own,
+// whose exit is the assertion: a stream request left open kept such a script alive.
+const WAIT_AND_CLOSE = `
+import { Tessera } from '@tessera/client'
+const { url, authToken, fileId } = JSON.parse(process.env.WAIT_SCRIPT_INPUT)
+const tessera = await Tessera.connect({ url, authToken })
+const ready = await tessera.files.waitUntilReady(fileId, { timeoutMs: 60_000 })
+await tessera.close()
+console.log(ready.state)
+`
+
+/** Runs WAIT_AND_CLOSE; answers its exit code and output, or null when it had not exited in time. */
+async function runWaitScript(input: object, withinMs: number) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', WAIT_AND_CLOSE], {
+    // Where `@tessera/client` resolves (the package's own name), as at the repository's root.
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, WAIT_SCRIPT_INPUT: JSON.stringify(input) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), withinMs)
+  const [code] = (await once(child, 'exit')) as [number | null]
+  clearTimeout(timer)
+  return code === null ? null : { code, output: output.trim() }
 }
 
 async function firstEvent(stream: AsyncGenerator<StreamItem>): Promise<StreamItem & { type: 'event' }> {
@@ -85,4 +117,19 @@ describe('@tessera/client events', () => {
       }
     })
   }
+
+  test('a script that waited for a file exits once it closes its client', async () => {
+    // A session of its own: the tests above superseded `tessera`'s (one session per account).
+    const client = await Tessera.connect({ url: server.url, authToken: tessera.authToken })
+    const file = await uploadPath(client, SMALL_HOUSE.pathname, { parent: '/wait/exit' }).finally(() =>
+      client.close(),
+    )
+    // Right after the upload (the answer mostly from the stream) and once ready (from the first GET).
+    for (const round of ['just uploaded', 'ready']) {
+      const input = { url: server.url, authToken: tessera.authToken, fileId: file._id }
+      const done = await runWaitScript(input, 20_000)
+      assert.ok(done, `the script (file ${round}) was still running after 20 s`)
+      assert.deepEqual(done, { code: 0, output: 'ready' })
+    }
+  })
 })

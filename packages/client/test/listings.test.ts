@@ -1,6 +1,7 @@
 // The SDK's listings against a real `tessera serve`: a private directory page with its sub-folders,
-// and the files other accounts shared with the caller, with the caller's role.
+// the files other accounts shared with the caller, with the caller's role, and list() across pages.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { Tessera } from '@tessera/client'
 import { uploadPath } from '@tessera/client/node'
@@ -53,5 +54,31 @@ test('folder() pages a directory with its sub-folders; shared() lists what other
     assert.deepEqual((await admin.files.shared()).files, [])
   } finally {
     await viewer.close().catch(() => {})
+  }
+})
+
+test('list() follows every page of a directory', async () => {
+  const names = ['one', 'two', 'three']
+  for (const name of names) {
+    await admin.files.upload(new Blob([readFileSync(SMALL_HOUSE)]), { parent: '/paged', name: `${name}.ifc` })
+  }
+  // Pages of two files, whatever list() asks for: the real server's cursors, three files.
+  let pages = 0
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    if (url.pathname === '/file/dir/private/') {
+      pages += 1
+      url.searchParams.set('limit', '2')
+      return globalThis.fetch(input instanceof Request ? new Request(url, input) : url, init)
+    }
+    return globalThis.fetch(input, init)
+  }
+  const client = await Tessera.connect({ url: server.url, authToken: admin.authToken, fetch })
+  try {
+    const listed = await client.files.list('/paged/')
+    assert.deepEqual(listed.map((f) => f.key).sort(), names.map((n) => `/paged/${n}.ifc`).sort())
+    assert.equal(pages, 2)
+  } finally {
+    await client.close().catch(() => {})
   }
 })

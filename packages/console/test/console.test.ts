@@ -77,6 +77,17 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     assert.equal(((await json.json()) as { code: string }).code, 'ROUTE_NOT_FOUND')
   })
 
+  it('serves the API reference at /docs without breaking its own CSP', async () => {
+    const docs = await context.newPage()
+    const docsErrors = collectErrors(docs)
+    await docs.goto(`${server.baseUrl}/docs`)
+    await docs.getByRole('heading', { name: /Tessera API/ }).waitFor()
+    await docs.getByText('/account/login/').first().waitFor()
+    // A CSP violation (an inline <style> Swagger UI adds, say) is a console error here.
+    assert.deepEqual(docsErrors, [])
+    await docs.close()
+  })
+
   it('refuses a wrong password with a clear message', async () => {
     await page.goto(server.baseUrl)
     await signIn(page, 'admin', 'not-the-password')

@@ -59,5 +59,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       webhooks: openApiWebhooks(),
     },
   })
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+  // BaseLayout: without Swagger UI's top bar, whose logo carries an inline <style> the page's CSP
+  // (platform/http.ts HTML_CSP) refuses; the bar only repeats the document's URL.
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, layout: 'BaseLayout' },
+  })
 }

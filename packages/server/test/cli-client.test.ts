@@ -146,6 +146,10 @@ for (const target of targets)
       )
       const table = await cli(['ls', '/models'])
       assert.match(table.stdout, new RegExp(`^${ifcId}\\s+ready\\s+.*/models/small-house\\.ifc$`, 'm'))
+      // The root shows its sub-folders (before its files), each with the files in and below it.
+      const root = await cli(['ls'])
+      assert.equal(root.code, 0, root.stderr)
+      assert.match(root.stdout, /^folder\s+1 file\s+\/models\/$/m)
     })
 
     test('upload --wait of a broken file exits 1 with the reason', async (t) => {

@@ -68,7 +68,7 @@ export function FileList(props: {
                 </span>
                 <span class="name">{row.folder.name}</span>
                 <span class="meta">
-                  {row.folder.fileCount === undefined ? 'folder' : `${row.folder.fileCount} files`}
+                  {row.folder.fileCount === undefined ? 'folder' : fileCount(row.folder.fileCount)}
                 </span>
               </button>
             )
@@ -100,4 +100,9 @@ export function FileList(props: {
       </div>
     </section>
   )
+}
+
+/** "1 file", "12 files". */
+function fileCount(count: number): string {
+  return `${count} ${count === 1 ? 'file' : 'files'}`
 }

@@ -66,7 +66,7 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        <p class="hint">Your sign-in is kept in this tab’s memory only: reloading asks again.</p>
+        <p class="hint">You stay signed in across reloads and tabs until you sign out.</p>
       </form>
     </main>
   )

@@ -51,12 +51,26 @@ async function ls(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, { shared: { type: 'boolean' }, json: { type: 'boolean' } })
   if (positionals.length > 1) throw new ClientUsageError('ls takes one directory')
   await withSession(resolveUrl(values.url), async (tessera) => {
-    const files = values.shared ? await sharedFiles(tessera) : await tessera.files.list(positionals[0] ?? '/')
+    const directory = positionals[0] ?? '/'
+    const files = values.shared ? await sharedFiles(tessera) : await tessera.files.list(directory)
     if (values.json) return out(JSON.stringify(files, null, 2))
+    if (!values.shared) {
+      // The folders come with a listing's first page; one file is enough of it.
+      const { folders = [] } = await tessera.files.folder(`/${directory.replace(/^\/+|\/+$/g, '')}`, {
+        limit: 1,
+      })
+      for (const folder of folders) out(folderLine(folder))
+    }
     for (const f of files) {
       out([f._id, f.state.padEnd(10), formatBytes(f.size).padStart(10), f.updated, f.key].join('  '))
     }
   })
+}
+
+/** A sub-folder, in the columns of a file line: where the ID, state and size go, its file count. */
+function folderLine(folder: { path: string; files: number }): string {
+  const count = `${folder.files} file${folder.files === 1 ? '' : 's'}`
+  return ['folder'.padEnd(24), ''.padEnd(10), count.padStart(10), ''.padEnd(24), `${folder.path}/`].join('  ')
 }
 
 async function sharedFiles(tessera: Tessera) {
