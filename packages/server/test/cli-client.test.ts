@@ -76,12 +76,16 @@ for (const target of targets)
     let ifcId = ''
 
     /** `tessera ARGS` with `input` on stdin (not a TTY), so progress is printed as plain lines. */
-    function cli(args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+    function cli(
+      args: string[],
+      input = '',
+      extraEnv: Record<string, string> = {},
+    ): Promise<{ code: number; stdout: string; stderr: string }> {
       return new Promise((resolve) => {
         const child = execFile(
           process.execPath,
           [BIN, ...args],
-          { env: { ...process.env, ...env }, timeout: 120_000 },
+          { env: { ...process.env, ...env, ...extraEnv }, timeout: 120_000 },
           (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         )
         child.stdin?.end(input)
@@ -150,6 +154,29 @@ for (const target of targets)
       const root = await cli(['ls'])
       assert.equal(root.code, 0, root.stderr)
       assert.match(root.stdout, /^folder\s+1 file\s+\/models\/$/m)
+    })
+
+    test('ls --shared lists the files another account shared, with the role', async () => {
+      const password = 'a long enough password 42'
+      await withSdk(async (tessera) => {
+        const created = await tessera.api.POST('/admin/accounts', {
+          body: { email: 'reader@example.com', username: 'reader', password },
+        })
+        assert.equal(created.response.status, 200)
+        await tessera.files.share(ifcId, 'reader@example.com', 'viewer')
+      })
+      // The reader logs in from the environment, with credentials of its own.
+      const reader = { XDG_CONFIG_HOME: tempDir('tessera-cli-reader-'), TESSERA_USERNAME: 'reader' }
+      const json = await cli(['ls', '--shared', '--json'], '', { ...reader, TESSERA_PASSWORD: password })
+      assert.equal(json.code, 0, json.stderr)
+      const files = JSON.parse(json.stdout) as { _id: string; role: string }[]
+      assert.deepEqual(
+        files.map((f) => [f._id, f.role]),
+        [[ifcId, 'viewer']],
+      )
+      const table = await cli(['ls', '--shared'], '', { ...reader, TESSERA_PASSWORD: password })
+      assert.match(table.stdout, new RegExp(`^${ifcId}\\s+ready\\s+`, 'm'))
+      assert.doesNotMatch(table.stdout, /^folder/m, 'a shared listing has no folders')
     })
 
     test('upload --wait of a broken file exits 1 with the reason', async (t) => {

@@ -73,15 +73,16 @@ function folderLine(folder: { path: string; files: number }): string {
   return ['folder'.padEnd(24), ''.padEnd(10), count.padStart(10), ''.padEnd(24), `${folder.path}/`].join('  ')
 }
 
+/** Every file other accounts shared with the caller, all pages followed. */
 async function sharedFiles(tessera: Tessera) {
-  const { data, error, response } = await tessera.api.GET('/file/dir/shared/')
-  if (!data) {
-    const problem = (error ?? {}) as { code?: string; detail?: string }
-    throw new ClientUsageError(
-      `GET /file/dir/shared/ answered ${response.status} ${problem.code ?? ''} ${problem.detail ?? ''}`,
-    )
-  }
-  return data.files
+  const files: Awaited<ReturnType<Tessera['files']['shared']>>['files'] = []
+  let cursor: string | undefined
+  do {
+    const page = await tessera.files.shared(cursor === undefined ? {} : { cursor })
+    files.push(...page.files)
+    cursor = page.nextCursor ?? undefined
+  } while (cursor !== undefined)
+  return files
 }
 
 async function download(args: string[]): Promise<void> {
