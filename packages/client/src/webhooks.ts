@@ -65,8 +65,10 @@ export interface VerifyInput {
   /** How far `webhook-timestamp` may be from now, in seconds (default 300). */
   toleranceSec?: number
   /**
-   * Which proof to require: `auto` (default) checks the signature when the delivery has one, else
-   * `x-service-token`; `signature` or `token` require that one; `both` requires both.
+   * Which proof to require: `signature` (default; Tessera signs every delivery), `token` or
+   * `both`. `auto` checks the signature when the delivery has one, else `x-service-token`: only
+   * for deliveries from a server that does not sign, as the token is the same on every delivery,
+   * so whoever saw one can strip the signature headers and send any body with it.
    */
   require?: 'auto' | 'signature' | 'token' | 'both'
   /** The current time in Unix seconds (tests). */
@@ -83,7 +85,7 @@ export async function verifyWebhook(input: VerifyInput): Promise<WebhookEnvelope
   const body = typeof input.body === 'string' ? encoder.encode(input.body) : new Uint8Array(input.body)
   const signature = header(input.headers, 'webhook-signature')
   const token = header(input.headers, 'x-service-token')
-  const mode = input.require ?? 'auto'
+  const mode = input.require ?? 'signature'
   const checkSignature =
     mode === 'signature' || mode === 'both' || (mode === 'auto' && signature !== undefined)
   const checkToken = mode === 'token' || mode === 'both' || (mode === 'auto' && signature === undefined)

@@ -162,21 +162,46 @@ describe('Standard Webhooks signature', () => {
 describe('x-service-token', () => {
   const hash = bcrypt.hashSync(SECRET, 10)
 
-  test('alone: the right secret passes, a wrong one is bad_token; outcomes are cached', async () => {
-    const envelope = await verifyWebhook({ headers: { 'x-service-token': hash }, body: BODY, secret: SECRET })
+  const tokenOnly = { 'x-service-token': hash }
+
+  test('by default a delivery without a signature is refused, its token whatever it is', async () => {
+    // The token is the same on every delivery: with it alone, anyone who saw one could send any body.
+    assert.equal(
+      await reason(verifyWebhook({ headers: tokenOnly, body: BODY, secret: SECRET })),
+      'missing_headers',
+    )
+    const stripped = { ...tokenOnly, 'webhook-id': ID }
+    assert.equal(
+      await reason(verifyWebhook({ headers: stripped, body: BODY, secret: SECRET })),
+      'missing_headers',
+    )
+  })
+
+  test('require "token": the right secret passes, a wrong one is bad_token; outcomes are cached', async () => {
+    const token = { headers: tokenOnly, body: BODY, require: 'token' } as const
+    const envelope = await verifyWebhook({ ...token, secret: SECRET })
     assert.equal(envelope.uuid, ID)
     const started = performance.now()
-    for (let i = 0; i < 20; i++)
-      await verifyWebhook({ headers: { 'x-service-token': hash }, body: BODY, secret: SECRET })
+    for (let i = 0; i < 20; i++) await verifyWebhook({ ...token, secret: SECRET })
     // 20 bcrypt compares at cost 10 take far more than 200 ms; cached ones take microseconds.
     assert.ok(performance.now() - started < 200, 'bcrypt ran again for a known hash')
-    assert.equal(
-      await reason(verifyWebhook({ headers: { 'x-service-token': hash }, body: BODY, secret: OLD_SECRET })),
-      'bad_token',
-    )
+    assert.equal(await reason(verifyWebhook({ ...token, secret: OLD_SECRET })), 'bad_token')
     // Rotation for token-only receivers: try the new secret, then the old.
-    await verifyWebhook({ headers: { 'x-service-token': hash }, body: BODY, secret: [OLD_SECRET, SECRET] })
+    await verifyWebhook({ ...token, secret: [OLD_SECRET, SECRET] })
     assert.ok(tokenCacheSize() <= 64)
+  })
+
+  test('require "auto": the signature when there is one, else the token', async () => {
+    await verifyWebhook({ headers: tokenOnly, body: BODY, secret: SECRET, require: 'auto' })
+    const signed = { ...headers(sign(SECRET)), ...tokenOnly }
+    const tampered = verifyWebhook({
+      headers: signed,
+      body: `${BODY} `,
+      secret: SECRET,
+      now: NOW,
+      require: 'auto',
+    })
+    assert.equal(await reason(tampered), 'bad_signature')
   })
 
   test('require: "both" needs both proofs; "signature" refuses a token-only delivery', async () => {
