@@ -228,6 +228,7 @@ for (const dialect of dialects()) {
       assert.equal(rx.at('/gone').length, 1)
       const res = await t.app.inject({ method: 'GET', url: `/webhook/${hookId}`, headers: user.headers })
       assert.equal(res.json().data.attributes.disabled, true)
+      assert.equal(res.json().data.attributes.disabledReason, 'gone', 'the owner can read why')
       assert.equal(res.json().data.attributes.__v, 1)
 
       await emit(t, input)
@@ -360,6 +361,8 @@ for (const dialect of dialects()) {
           .executeTakeFirstOrThrow()
         assert.equal(hook.disabled, 1)
         assert.equal(hook.disabled_reason, 'failing')
+        const res = await t.app.inject({ method: 'GET', url: `/webhook/${hookId}`, headers: user.headers })
+        assert.equal(res.json().data.attributes.disabledReason, 'failing')
       } finally {
         await t.close()
       }

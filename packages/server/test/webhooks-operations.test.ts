@@ -291,7 +291,9 @@ for (const dialect of dialects()) {
       const user = await signedIn(t.app)
       const auth = { authorization: `Bearer ${user.authToken}` }
       const hookId = await register(t.app, user.authToken, 'annotation_created', rx.on('/reenable', ok))
-      assert.equal((await call('PATCH', `/webhook/${hookId}`, auth, { disabled: true })).statusCode, 200)
+      const off = await call('PATCH', `/webhook/${hookId}`, auth, { disabled: true })
+      assert.equal(off.statusCode, 200)
+      assert.equal(off.json().data.attributes.disabledReason, 'owner')
       await emitMany(user.account.id, 'annotation_created', 3)
       const paused = await settled(t, hookId, 3)
       assert.ok(paused.every((row) => row.status === 'paused'))
@@ -300,6 +302,7 @@ for (const dialect of dialects()) {
 
       const res = await call('PATCH', `/webhook/${hookId}`, auth, { disabled: false })
       assert.equal(res.json().data.attributes.disabled, false)
+      assert.equal(res.json().data.attributes.disabledReason, null)
       const rows = await until('the released deliveries', async () => {
         const rows = await deliveriesOf(t, hookId)
         return rows.every((row) => row.status === 'succeeded') ? rows : null
@@ -389,6 +392,8 @@ for (const dialect of dialects()) {
           assert.equal(data.owner, user.account.email)
           assert.equal(data.type, 'file')
           assert.equal(typeof data.size, 'number')
+          // As a real file record of this instance names its store (local here).
+          assert.equal(data.bucket, 'file://blobs')
         },
         file_optimized: (data: Record<string, unknown>) => {
           assert.equal(data.state, 'converting')
@@ -482,6 +487,7 @@ test('the sample data of every event kind satisfies the payload contract', () =>
       fileId: newId(),
       newId: () => newId(),
       now: Date.now(),
+      bucket: 'file://blobs',
     })
     const errors = [...Value.Errors(EVENT_DATA[event], data)].map((e) => e.message)
     assert.deepEqual(errors, [], event)

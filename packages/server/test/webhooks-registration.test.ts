@@ -33,7 +33,16 @@ for (const dialect of dialects()) {
       assert.equal(body.data.type, 'webhook')
       assert.match(body.data.id, /^[0-9a-f]{24}$/)
       const a = body.data.attributes
-      assert.deepEqual(Object.keys(a).sort(), ['__v', '_id', 'created', 'disabled', 'event', 'owner', 'url'])
+      assert.deepEqual(Object.keys(a).sort(), [
+        '__v',
+        '_id',
+        'created',
+        'disabled',
+        'disabledReason',
+        'event',
+        'owner',
+        'url',
+      ])
       assert.equal(a._id, body.data.id)
       assert.equal(a.event, 'file_uploaded')
       assert.equal(a.url, 'http://127.0.0.1:9/hook')

@@ -4020,6 +4020,8 @@ export interface components {
                 /** Format: date-time */
                 created: string;
                 disabled: boolean;
+                /** @description why it is disabled: `owner` (PATCH), `gone` (the receiver answered 410), `failing` (failing longer than TESSERA_WEBHOOK_DISABLE_AFTER); null while enabled */
+                disabledReason: "owner" | "gone" | "failing" | null;
                 /** @description revision, incremented on every update */
                 __v: number;
             };

@@ -64,7 +64,13 @@ export function WebhooksScreen() {
                   {h.url}
                 </td>
                 <td>
-                  {h.disabled ? <span class="tag off">disabled</span> : <span class="tag on">enabled</span>}
+                  {h.disabled ? (
+                    <span class="tag off" data-reason={h.disabledReason ?? ''}>
+                      {disabledText(h.disabledReason)}
+                    </span>
+                  ) : (
+                    <span class="tag on">enabled</span>
+                  )}
                 </td>
                 <td class="buttons">
                   <button
@@ -254,4 +260,11 @@ function EditWebhook(props: { hook: Webhook; onSaved: () => void }) {
       <button type="submit">Save changes</button>
     </form>
   )
+}
+
+/** A disabled webhook's state in words: who or what disabled it. */
+function disabledText(reason: Webhook['disabledReason']): string {
+  if (reason === 'gone') return 'disabled: the receiver answered 410 Gone'
+  if (reason === 'failing') return 'disabled: it kept failing'
+  return 'disabled'
 }

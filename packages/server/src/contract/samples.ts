@@ -12,6 +12,8 @@ export interface SampleContext {
   /** Seed for the sample records' own IDs. */
   newId: () => string
   now: number
+  /** The instance's blob store as file records name it (`file://blobs`, `s3://<bucket>`). */
+  bucket: string
 }
 
 function fileRecord(s: SampleContext, state: 'queued' | 'converting'): Record<string, unknown> {
@@ -39,7 +41,7 @@ function fileRecord(s: SampleContext, state: 'queued' | 'converting'): Record<st
     sceneTreeRoots: optimized ? ['0'] : [],
     favoritedBy: [],
     type: 'file',
-    bucket: 'tessera',
+    bucket: s.bucket,
     __v: 0,
   }
 }

@@ -3,6 +3,7 @@
 import { type AttemptErrorCode, type EventName, sampleData } from '../../contract/index.ts'
 import * as engine from '../../delivery/index.ts'
 import { emitTestDelivery, wakeWorkers } from '../../events/index.ts'
+import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
@@ -233,7 +234,8 @@ export async function sendTestEvent(
     const now = Date.now()
     const fileId = newId(now)
     const event = hook.event as EventName
-    const data = sampleData(event, { email: owner.email, fileId, newId: () => newId(now), now })
+    const bucket = publicBucketName(ctx.blobs.bucket)
+    const data = sampleData(event, { email: owner.email, fileId, newId: () => newId(now), now, bucket })
     const deliveryId = await emitTestDelivery(db, tx, {
       webhookId: hook.id,
       event,

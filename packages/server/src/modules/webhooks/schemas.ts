@@ -14,6 +14,14 @@ export const WebhookAttributes = Type.Object({
   owner: Type.String({ description: 'e-mail of the owner' }),
   created: Type.String({ format: 'date-time' }),
   disabled: Type.Boolean(),
+  disabledReason: Type.Union(
+    [Type.Literal('owner'), Type.Literal('gone'), Type.Literal('failing'), Type.Null()],
+    {
+      description:
+        'why it is disabled: `owner` (PATCH), `gone` (the receiver answered 410), `failing` (failing ' +
+        'longer than TESSERA_WEBHOOK_DISABLE_AFTER); null while enabled',
+    },
+  ),
   __v: Type.Integer({ description: 'revision, incremented on every update' }),
 })
 

@@ -35,8 +35,21 @@ export interface WebhookResourceShape {
     owner: string
     created: string
     disabled: boolean
+    disabledReason: DisabledReason | null
     __v: number
   }
+}
+
+/** Why a webhook is disabled (webhooks.disabled_reason). */
+export type DisabledReason = 'owner' | 'gone' | 'failing'
+
+const DISABLED_REASONS: readonly string[] = ['owner', 'gone', 'failing'] satisfies DisabledReason[]
+
+function disabledReason(row: repo.WebhookRow): DisabledReason | null {
+  if (row.disabled !== 1) return null
+  // Every writer of the column writes one of these; any other value reads as the owner's doing.
+  const reason = row.disabled_reason ?? 'owner'
+  return DISABLED_REASONS.includes(reason) ? (reason as DisabledReason) : 'owner'
 }
 
 export function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookResourceShape {
@@ -50,6 +63,7 @@ export function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookRes
       owner: ownerEmail,
       created: new Date(row.created_at).toISOString(),
       disabled: row.disabled === 1,
+      disabledReason: disabledReason(row),
       __v: row.version,
     },
   }
