@@ -3,11 +3,12 @@
 // downloads with its sha256 (an earlier revision too), and the deliveries pending for a dead
 // receiver at backup time are delivered once a live receiver answers on that URL.
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { openDatabase } from '../src/platform/db/index.ts'
 import { statusCounts, until } from './support/emitter.ts'
@@ -54,6 +55,7 @@ async function freshDatabase(sourceUrl: string): Promise<{ url: string; drop(): 
   }
 }
 
+const SMALL_HOUSE = fileURLToPath(new URL('fixtures/conversion/small-house.ifc', import.meta.url))
 const RETRIES = Array.from({ length: 50 }, (_, i) => (i === 0 ? '0s' : '1s')).join(',')
 
 for (const factory of processTargets()) {
@@ -89,6 +91,15 @@ for (const factory of processTargets()) {
       const firstRevision = randomBytes(999)
       const revised = await upload(server.baseUrl, client, 'revised.stl', firstRevision)
       assert.equal((await upload(server.baseUrl, client, 'revised.stl', randomBytes(1000))).id, revised.id)
+
+      // A converted model: its optimized GLB and its thumbnail must be backed up too.
+      const model = await upload(server.baseUrl, client, 'small-house.ifc', readFileSync(SMALL_HOUSE))
+      assert.ok(model.id, 'the model uploaded')
+      await until('the model converted, with a thumbnail', async () => {
+        const res = await fetch(`${server.baseUrl}/file/${model.id}`, { headers: client.headers })
+        const { file } = (await res.json()) as { file: { state: string; thumbnailUrl: string | null } }
+        return file.state === 'ready' && file.thumbnailUrl !== null
+      })
 
       // Writes in a loop while the backup runs: uploads, and attribute writes that queue deliveries.
       const uploaded: string[] = []
@@ -163,6 +174,20 @@ for (const factory of processTargets()) {
       })
       assert.equal(earlier.status, 200)
       assert.ok(Buffer.from(await earlier.arrayBuffer()).equals(firstRevision))
+      const [stored] = await db.kysely
+        .selectFrom('files')
+        .select(['thumbnail_sha256'])
+        .where('id', '=', model.id)
+        .execute()
+      const thumbnail = await fetch(`${revived.baseUrl}/file/${model.id}/thumbnail`, {
+        headers: again2.headers,
+      })
+      assert.equal(thumbnail.status, 200, 'the thumbnail came back with the backup')
+      const thumbnailBytes = Buffer.from(await thumbnail.arrayBuffer())
+      assert.equal(createHash('sha256').update(thumbnailBytes).digest('hex'), stored?.thumbnail_sha256)
+      const glb = await fetch(`${revived.baseUrl}/file/${model.id}/optimized`, { headers: again2.headers })
+      assert.equal(glb.status, 200, 'the optimized GLB came back with the backup')
+      await glb.arrayBuffer()
       await until(
         'the pending deliveries delivered',
         async () => {

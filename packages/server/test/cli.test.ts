@@ -114,6 +114,44 @@ for (const factory of processTargets()) {
       const badPort = await runCli(['worker', '--metrics-port', 'ninety'], env)
       assert.equal(badPort.code, 2)
       assert.match(badPort.stderr, /--metrics-port must be a port number/)
+      // Values an operator gets wrong: each named, without a stack trace.
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [{ TESSERA_LICENSES: '0' }, /TESSERA_LICENSES: 0 is outside 1\.\./],
+        [{ PORT: '-1' }, /PORT: -1 is outside 0\.\.65535/],
+        [
+          { TESSERA_JWT_PRIVATE_KEY_FILE: '/nonexistent/key.pem' },
+          /TESSERA_JWT_PRIVATE_KEY_FILE: cannot read \/nonexistent\/key\.pem \(ENOENT\)/,
+        ],
+      ]
+      if (env.TESSERA_DATABASE_URL) {
+        const missing = new URL(env.TESSERA_DATABASE_URL)
+        missing.pathname = '/tessera_no_such_database'
+        cases.push([{ TESSERA_DATABASE_URL: missing.toString() }, /does not exist \(3D000\)/])
+      }
+      for (const [variables, message] of cases) {
+        const run = await runCli(['serve'], { ...env, ...variables })
+        const expected = variables.TESSERA_DATABASE_URL ? 1 : 2
+        assert.equal(run.code, expected, JSON.stringify(variables) + run.stderr)
+        assert.match(run.stderr, message)
+        assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+      }
+    })
+
+    test('serve on a port already taken exits 1 at once, naming it; so does --processes 2', async () => {
+      const { port } = new URL(server.baseUrl)
+      for (const args of [['serve'], ['serve', '--processes', '2']]) {
+        const started = Date.now()
+        const run = await runCli(args, { ...env, PORT: port })
+        assert.equal(run.code, 1, `${args.join(' ')}: ${run.stderr}`)
+        assert.match(
+          run.stderr,
+          new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(HOST, PORT\\): .*EADDRINUSE`),
+        )
+        assert.ok(
+          Date.now() - started < 30_000,
+          `${args.join(' ')} took ${Date.now() - started} ms to give up`,
+        )
+      }
     })
 
     test('SIGTERM finishes in-flight requests, then exits 0', async () => {

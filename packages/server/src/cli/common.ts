@@ -6,6 +6,9 @@ import type { AppContext } from '../platform/context.ts'
 /** Bad usage: printed without a stack, exit code 2. */
 export class UsageError extends Error {}
 
+/** A start that cannot complete where it runs (the port is taken, say): printed without a stack, exit code 1. */
+export class StartError extends Error {}
+
 export function out(line: string): void {
   process.stdout.write(`${line}\n`)
 }

@@ -2,12 +2,13 @@
 // and the client commands (login, upload, ls, download, listen, trigger, webhooks) in client-commands.ts.
 // Every command reads the same environment variables as the server (see `tessera serve --help`).
 import { parseArgs } from 'node:util'
+import type { FastifyInstance } from 'fastify'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { AppError } from '../platform/errors.ts'
 import { parseDuration } from '../platform/units.ts'
 import { CLIENT_COMMANDS } from './client-names.ts'
-import { exitWithNpmParent, out, UsageError, withContext } from './common.ts'
+import { exitWithNpmParent, out, StartError, UsageError, withContext } from './common.ts'
 
 // Each command loads what it needs when it runs: `tessera --help` or `accounts passwd` do not load
 // the HTTP routes, the conversion pipeline or the SDK.
@@ -107,8 +108,23 @@ async function serve(config: Config, args: string[]): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'))
   exitWithNpmParent(shutdown)
   exitWithPrimary(shutdown)
-  const address = await app.listen({ port: config.port, host: config.host })
+  const address = await listenOrStop(app, config)
   app.log.info({ address, storage: app.ctx.db.description, workers }, 'Tessera is listening')
+}
+
+/**
+ * Listens on HOST:PORT; when it cannot (taken, no such host), stops what was started (workers,
+ * database) and fails the start: a process left running without a port would look healthy to a
+ * supervisor that restarts failed ones.
+ */
+async function listenOrStop(app: FastifyInstance, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await app.close().catch(() => {})
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new StartError(`cannot listen on ${config.host}:${config.port} (HOST, PORT): ${reason}`)
+  }
 }
 
 async function accounts(config: Config, args: string[]): Promise<void> {
@@ -300,12 +316,30 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof UsageError || error instanceof AppError) {
-      process.stderr.write(`tessera: ${error.message}\n`)
-      process.exitCode = 2
-      return
-    }
-    process.stderr.write(`tessera: ${(error as Error).stack ?? String(error)}\n`)
-    process.exitCode = 1
+    process.exitCode = reportFailure(error)
+    // A command that failed ends, whatever it had opened before the failure (a database pool, a
+    // started worker): left running, it would look alive to whatever supervises it.
+    setTimeout(() => process.exit(), 2_000).unref()
   },
 )
+
+/** Prints why a command failed; answers its exit code (2: usage or configuration, 1: the rest). */
+function reportFailure(error: unknown): number {
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof AppError) {
+    process.stderr.write(`tessera: ${error.message}\n`)
+    return 2
+  }
+  if (error instanceof StartError) {
+    process.stderr.write(`tessera: ${error.message}\n`)
+    return 1
+  }
+  // An operating-system or database error (ECONNREFUSED, 3D000 no such database, 28P01 bad
+  // password…) is about the machine or a setting, not the code: its message, without a stack.
+  const code = (error as { code?: unknown } | null)?.code
+  if (error instanceof Error && typeof code === 'string' && /^(E[A-Z]+|[0-9A-Z]{5})$/.test(code)) {
+    process.stderr.write(`tessera: ${error.message} (${code})\n`)
+    return 1
+  }
+  process.stderr.write(`tessera: ${(error as Error).stack ?? String(error)}\n`)
+  return 1
+}

@@ -71,6 +71,7 @@ type Env = Record<string, string | undefined>
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
+    if (/^-\d+$/.test(raw.trim())) throw new Error(`${raw.trim()} is outside ${min}..${max}`)
     if (!/^\d+$/.test(raw.trim())) throw new Error(`"${raw}" is not a whole number`)
     const value = Number(raw)
     if (value < min || value > max) throw new Error(`${value} is outside ${min}..${max}`)
@@ -144,8 +145,8 @@ export const VARIABLES: Variable[] = [
     name: 'TESSERA_LICENSES',
     key: 'licenses',
     default: '10',
-    help: 'license tokens in the pool',
-    parse: integer(0),
+    help: 'license tokens in the pool (at least 1)',
+    parse: integer(1),
   },
   {
     name: 'TESSERA_SESSION_TTL',

@@ -5,6 +5,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose'
+import { ConfigError } from './config.ts'
 import { makePrivateDir } from './file-modes.ts'
 
 export interface InstanceKeys {
@@ -25,7 +26,7 @@ export async function loadInstanceKeys(options: {
 }): Promise<InstanceKeys> {
   let pem: string
   if (options.privateKeyFile) {
-    pem = readFileSync(options.privateKeyFile, 'utf8')
+    pem = readKeyFile(options.privateKeyFile)
   } else {
     const file = path.join(options.dataDir, GENERATED_KEY_FILE)
     if (!existsSync(file)) {
@@ -41,9 +42,9 @@ export async function loadInstanceKeys(options: {
     }
     pem = readFileSync(file, 'utf8')
   }
-  const privateKey = createPrivateKey(pem)
+  const privateKey = parsePrivateKey(pem, options.privateKeyFile)
   if (privateKey.asymmetricKeyType !== 'rsa')
-    throw new Error('the JWT private key must be an RSA key (RS256)')
+    throw new ConfigError('TESSERA_JWT_PRIVATE_KEY_FILE: the JWT private key must be an RSA key (RS256)')
   const publicKey = createPublicKey(privateKey)
   const jwk = await exportJWK(publicKey)
   const kid = await calculateJwkThumbprint(jwk)
@@ -53,5 +54,24 @@ export async function loadInstanceKeys(options: {
     kid,
     jwks: { keys: [{ ...jwk, kid, alg: 'RS256', use: 'sig' }] },
     publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  }
+}
+
+/** The configured key file's PEM; a file that cannot be read is a configuration error (exit 2). */
+function readKeyFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error)
+    throw new ConfigError(`TESSERA_JWT_PRIVATE_KEY_FILE: cannot read ${file} (${reason})`)
+  }
+}
+
+function parsePrivateKey(pem: string, file: string | undefined): KeyObject {
+  try {
+    return createPrivateKey(pem)
+  } catch {
+    if (!file) throw new Error('the generated JWT key in the data directory is not a private key in PEM')
+    throw new ConfigError(`TESSERA_JWT_PRIVATE_KEY_FILE: ${file} holds no private key in PEM`)
   }
 }

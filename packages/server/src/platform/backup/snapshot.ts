@@ -40,7 +40,15 @@ async function blobRefs(query: Query): Promise<BlobRef[]> {
     refs.push({ key: String(row.blob_key), sha256: String(row.sha256) })
     if (row.optimized_key) refs.push({ key: String(row.optimized_key), sha256: String(row.optimized_sha256) })
   }
-  return [...refs, ...(await revisionRefs(query))]
+  return [...refs, ...(await thumbnailRefs(query)), ...(await revisionRefs(query))]
+}
+
+/** Conversions' thumbnails (a database from before 0012_thumbnails has none). */
+async function thumbnailRefs(query: Query): Promise<BlobRef[]> {
+  const [migrated] = await query("select name from kysely_migration where name = '0012_thumbnails'")
+  if (!migrated) return []
+  const rows = await query('select thumbnail_key, thumbnail_sha256 from files where thumbnail_key is not null')
+  return rows.map((row) => ({ key: String(row.thumbnail_key), sha256: String(row.thumbnail_sha256) }))
 }
 
 /**
