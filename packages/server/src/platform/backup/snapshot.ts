@@ -47,7 +47,9 @@ async function blobRefs(query: Query): Promise<BlobRef[]> {
 async function thumbnailRefs(query: Query): Promise<BlobRef[]> {
   const [migrated] = await query("select name from kysely_migration where name = '0012_thumbnails'")
   if (!migrated) return []
-  const rows = await query('select thumbnail_key, thumbnail_sha256 from files where thumbnail_key is not null')
+  const rows = await query(
+    'select thumbnail_key, thumbnail_sha256 from files where thumbnail_key is not null',
+  )
   return rows.map((row) => ({ key: String(row.thumbnail_key), sha256: String(row.thumbnail_sha256) }))
 }
 
