@@ -13,6 +13,8 @@ import type { DeliveryStatus } from './schemas.ts'
 import type { Owner } from './service.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
+/** The most deliveries one page of the log holds. */
+export const MAX_PAGE_SIZE = 200
 
 export interface DeliverySummaryShape {
   _id: string
@@ -112,8 +114,14 @@ export async function listDeliveries(
   webhookId: string,
   options: ListOptions,
 ): Promise<{ deliveries: DeliverySummaryShape[]; nextCursor: string | null }> {
-  const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
   const limit = options.limit ?? DEFAULT_PAGE_SIZE
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `querystring/limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`,
+    )
+  }
+  const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
   // One row more than asked tells whether another page exists without a count.
   const rows = await engine.listDeliveries(ctx.db.kysely, hook.id, {
     status: options.status,

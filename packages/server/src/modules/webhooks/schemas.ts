@@ -156,10 +156,9 @@ export const DeliveryListQuery = Type.Object(
       Type.String({ pattern: ID_PATTERN, description: 'nextCursor of the previous page' }),
     ),
     limit: Type.Optional(
-      Type.String({
-        pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
-        description: 'Deliveries per page, 1 to 200 (default 50)',
-      }),
+      // Digits here (query strings are not coerced); the range is checked by listDeliveries, whose
+      // refusal names it in words rather than as this pattern.
+      Type.String({ pattern: '^[0-9]{1,9}$', description: 'Deliveries per page, 1 to 200 (default 50)' }),
     ),
   },
   { additionalProperties: false },
