@@ -308,6 +308,12 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await delivery.getByRole('button', { name: 'Attempts' }).click()
     await page.locator('[data-attempt="2"]').waitFor()
     await page.screenshot({ path: path.join(SHOTS, 'webhooks.png'), fullPage: true })
+    // Disabled by its owner, the row says so (with the reason the API gives); enabled again.
+    const row = page.locator('tr[data-webhook]').first()
+    await row.getByRole('button', { name: 'Disable' }).click()
+    await row.locator('.tag.off[data-reason="owner"]').waitFor()
+    await row.getByRole('button', { name: 'Enable' }).click()
+    await row.locator('.tag.on').waitFor()
   })
 
   it('shows the account screen: licenses in use, and an admin disables and enables an account', async () => {

@@ -275,6 +275,11 @@ for (const target of targets)
       assert.ok(page.deliveries.some((d) => d.test))
       const bad = await cli(['webhooks', 'deliveries', hook.id, '--status', 'nope'])
       assert.equal(bad.code, 2)
+      // A disabled webhook says why.
+      await withSdk((tessera) => tessera.webhooks.update(hook.id, { disabled: true }))
+      const off = await cli(['webhooks', 'ls'])
+      assert.match(off.stdout, new RegExp(`^${hook.id}\\s+file_optimized\\s+disabled:owner\\s`, 'm'))
+      await withSdk((tessera) => tessera.webhooks.update(hook.id, { disabled: false }))
     })
 
     test('help for every client command; usage errors exit 2', async () => {

@@ -22,7 +22,8 @@ ${URL_LINE}
 ${AUTH_LINE}`,
   ls: `Usage: tessera ls [PATH] [--shared] [--json] [--url URL]
 
-Lists a directory's files (default /): ID, state, size, last update, path.
+Lists a directory (default /), every page: its sub-folders first (how many files each holds,
+then its path), then its files: ID, state, size, last update, path.
   --shared         the files other accounts shared with you
   --json           the file records as JSON
 ${URL_LINE}
@@ -51,7 +52,7 @@ ${URL_LINE}
 ${AUTH_LINE}`,
   webhooks: `Usage: tessera webhooks <action> [--url URL]
 
-  ls [--json]                           your webhooks: ID, event, enabled, URL
+  ls [--json]                           your webhooks: ID, event, enabled or disabled:REASON, URL
   deliveries ID [--status S] [--limit N] [--json]
                                         a page of the delivery log, newest first
   retry ID DELIVERY                     make one delivery due now

@@ -42,7 +42,9 @@ export async function webhooksCommand(args: string[]): Promise<void> {
       if (values.json) return out(JSON.stringify(list, null, 2))
       for (const w of list) {
         const a = w.attributes
-        out([w.id, a.event.padEnd(24), a.disabled ? 'disabled' : 'enabled ', a.url].join('  '))
+        // `disabled:gone`, `disabled:failing`, `disabled:owner`: why, as the API's disabledReason says.
+        const state = a.disabled ? `disabled:${a.disabledReason ?? 'owner'}` : 'enabled'
+        out([w.id, a.event.padEnd(24), state.padEnd(16), a.url].join('  '))
       }
     })
   }
