@@ -111,6 +111,11 @@ async function socketDrained(socket: Socket | null, limit: number): Promise<void
   }
 }
 
+/** The connection under the request closed (the response's 'close' was emitted, or is due). */
+function connectionGone(request: FastifyRequest, reply: FastifyReply): boolean {
+  return reply.raw.destroyed || request.raw.socket.destroyed
+}
+
 export interface StreamRequest {
   events?: string
   lastEventId?: string
@@ -131,10 +136,17 @@ export async function serveStream(
   const events = eventsFilter(asked.events)
   const resumeAfter = lastEventId(asked.header, asked.lastEventId)
   const expiresAt = await tokenExpiry(ctx, request)
+  // From here to the close listener nothing awaits. The client may have left during an await
+  // before (this one, or the authentication hook's): its 'close' was emitted already and a listener
+  // added now would never run, so the slot it took would stay taken until restart.
+  if (connectionGone(request, reply)) {
+    reply.hijack()
+    return
+  }
   const { accountId, email } = request.auth
   const subscriber = hub.admit(accountId)
   // Before anything can fail: the slot is freed whenever the request ends, answered or not.
-  reply.raw.on('close', () => hub.release(subscriber))
+  reply.raw.once('close', () => hub.release(subscriber))
   const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt }
   await hub.start(subscriber, want, () => openSink(request, reply))
 }
