@@ -6,7 +6,8 @@ import { readdirSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { signedIn } from './support/api.ts'
+import { request } from 'undici'
+import { newAccount, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 
 const GIVE_UP_MS = 8000
@@ -109,6 +110,85 @@ for (const dialect of dialects()) {
       assert.deepEqual(filesIn(blobDir), [])
       // A fast upload still works.
       assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
+    })
+  })
+}
+
+for (const dialect of dialects()) {
+  // The body deadline is long here: a connection that closes within seconds was closed because an
+  // answer came before its body was read, not by the deadline.
+  describe(`answers before the body is read on ${dialect.name}`, () => {
+    const BODY_DEADLINE_MS = 5000
+    const LOGIN_LIMIT = 2
+    let t: TestApp
+    let port: number
+    before(async () => {
+      t = await startApp(dialect, { jsonBodyTimeoutMs: BODY_DEADLINE_MS, loginMaxFailures: LOGIN_LIMIT })
+      port = await listen(t)
+    })
+    after(() => t.close())
+
+    const announcing = (requestLine: string) =>
+      `${requestLine} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`
+
+    for (const [name, requestLine, detail] of [
+      ['a bad URL encoding (/%zz)', 'POST /%zz', /not a valid url component/],
+      ['a 600-character path parameter', `POST /file/${'a'.repeat(600)}`, /exceeding the max param length/],
+    ] as const) {
+      test(`${name}: the 400 closes the connection while the body trickles`, async () => {
+        // One byte a second: without the close, Node would read the rest of the announced body for
+        // the next request on this connection, for as long as the client keeps sending.
+        const ended = await trickle(port, announcing(requestLine), 'x', 1000)
+        assert.match(ended.received, /^HTTP\/1\.1 400/)
+        assert.match(ended.received, /\r\nconnection: close\r\n/i)
+        assert.match(ended.received, /"code":"BAD_REQUEST"/)
+        assert.match(ended.received, detail)
+        assert.ok(ended.afterMs < 2000, `closed after ${ended.afterMs} ms`)
+      })
+    }
+
+    test('after the failed-login limit tripped, a trickled login is still closed within seconds', async () => {
+      const account = await newAccount(t.app)
+      const login = (password: string) =>
+        request(`http://127.0.0.1:${port}/account/login/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: account.username, password }),
+        })
+      for (let i = 0; i < LOGIN_LIMIT; i++) {
+        const failed = await login('wrong password')
+        assert.equal(failed.statusCode, 401)
+        await failed.body.dump()
+      }
+      const refused = await login('wrong password')
+      assert.equal(refused.statusCode, 429)
+      // Answered once its body was read: the connection stays open for the next request.
+      assert.equal(refused.headers.connection, 'keep-alive')
+      await refused.body.dump()
+      // Its username only comes with the body: the 429 waits for it, and the body deadline ends it.
+      const ended = await trickle(port, announcing('POST /account/login/'), ' ', 1000)
+      assert.match(ended.received, /^HTTP\/1\.1 408/)
+      assert.ok(ended.afterMs < BODY_DEADLINE_MS + 1500, `closed after ${ended.afterMs} ms`)
+    })
+
+    test('an answer that does not read a declared body closes the connection; one that did keeps it', async () => {
+      const ended = await trickle(port, announcing('GET /healthz'), 'x', 1000)
+      assert.match(ended.received, /^HTTP\/1\.1 200/)
+      assert.match(ended.received, /\r\nconnection: close\r\n/i)
+      assert.ok(ended.afterMs < 2000, `closed after ${ended.afterMs} ms`)
+      // A body read to its end, then refused: the connection stays open for the next request.
+      const invalid = await request(`http://127.0.0.1:${port}/account/login/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"username":"someone"}',
+      })
+      assert.equal(invalid.statusCode, 400)
+      assert.equal(invalid.headers.connection, 'keep-alive')
+      assert.equal(
+        invalid.headers['keep-alive'],
+        `timeout=${Math.floor(t.config.httpKeepAliveTimeoutMs / 1000)}`,
+      )
+      await invalid.body.dump()
     })
   })
 }

@@ -60,6 +60,9 @@ const REQUEST_TIMEOUT_RESPONSE = Buffer.from(
 export function installHttpLimits(app: FastifyInstance, limits: HttpLimits): void {
   app.server.maxConnections = limits.httpMaxConnections
   dropIdleConnectionsOnClose(app)
+  // Before Fastify's own listener: the router answers some requests (a bad URL, an over-long path
+  // parameter) within it, before any hook could run.
+  app.server.prependListener('request', closeIfAnsweredUnread)
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw
     // Injected requests (tests, light-my-request) have no real socket to watch or close.
@@ -103,6 +106,23 @@ function dropIdleConnectionsOnClose(app: FastifyInstance): void {
     closing = true
     for (const [socket, count] of inProgress) if (count === 0) socket.destroy()
     done()
+  })
+}
+
+/**
+ * An answer sent before the request's body was read closes the connection (Node writes
+ * `Connection: close` and ends the socket once the answer is flushed). Otherwise Node keeps the
+ * connection for a next request and reads the rest of the body first, at whatever pace the client
+ * sends it: the router answers a bad URL before any hook starts the body deadline, so a client
+ * trickling a declared body after such a 400 held its connection for as long as it liked. Node
+ * offers no moment between an answer's start and its head being written, so keep-alive is withdrawn
+ * up front and given back once the body has been read to its end (by a parser or a handler).
+ */
+function closeIfAnsweredUnread(request: IncomingMessage, response: ServerResponse): void {
+  if (!declaresBody(request) || !response.shouldKeepAlive) return
+  response.shouldKeepAlive = false
+  request.once('end', () => {
+    if (!response.headersSent) response.shouldKeepAlive = true
   })
 }
 
