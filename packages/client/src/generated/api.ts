@@ -1373,7 +1373,7 @@ export interface paths {
                 query?: {
                     /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
                     status?: "pending" | "delivering" | "succeeded" | "failed" | "paused";
-                    /** @description nextCursor of the previous page */
+                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                     cursor?: string;
                     /** @description Deliveries per page, 1 to 200 (default 50) */
                     limit?: string;
@@ -1709,7 +1709,7 @@ export interface paths {
                     file: string;
                     /** @description nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000) */
                     limit?: string;
-                    /** @description nextCursor of the previous page (opaque) */
+                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                     cursor?: string;
                 };
                 header?: never;
@@ -2129,7 +2129,7 @@ export interface paths {
                     file: string;
                     /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
                     limit?: string;
-                    /** @description nextCursor of the previous page (opaque) */
+                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                     cursor?: string;
                 };
                 header?: never;
@@ -2198,7 +2198,7 @@ export interface paths {
                     file: string;
                     /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
                     limit?: string;
-                    /** @description nextCursor of the previous page (opaque) */
+                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                     cursor?: string;
                 };
                 header?: never;
@@ -3813,7 +3813,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
         };
         /** CurrentAccount */
         CurrentAccount: {
@@ -4386,7 +4386,7 @@ export interface operations {
                 path?: string;
                 /** @description files per page, from 1 (default and maximum 1000) */
                 limit?: string;
-                /** @description a nextCursor from the previous page */
+                /** @description a nextCursor from the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                 cursor?: string;
             };
             header?: never;
@@ -4443,7 +4443,7 @@ export interface operations {
             query?: {
                 /** @description files per page, from 1 (default and maximum 1000) */
                 limit?: string;
-                /** @description a nextCursor from the previous page */
+                /** @description a nextCursor from the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                 cursor?: string;
             };
             header?: never;
@@ -4502,7 +4502,7 @@ export interface operations {
             query?: {
                 /** @description files per page, from 1 (default and maximum 1000) */
                 limit?: string;
-                /** @description a nextCursor from the previous page */
+                /** @description a nextCursor from the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                 cursor?: string;
             };
             header?: never;
@@ -4654,6 +4654,7 @@ export interface operations {
             query?: {
                 /** @description 1..1000, default 1000 */
                 limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
                 cursor?: string;
             };
             header?: never;

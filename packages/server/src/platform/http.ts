@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
 import { Type } from 'typebox'
+import { cursorHoldsNul, invalidCursor } from './cursors.ts'
 import { AppError, ERRORS, type ErrorCode, problem } from './errors.ts'
 
 export const ProblemSchema = Type.Object(
@@ -134,7 +135,9 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
   // PostgreSQL cannot store U+0000 in text, and no name, path, comment or setting needs it: it is
   // refused at the edge, the same on both dialects, instead of failing deep in one of them.
   app.addHook('onRequest', (request, _reply, done) => {
-    done(request.url.includes('%00') ? new AppError('VALIDATION_FAILED', NUL_IN_URL) : undefined)
+    if (!request.url.includes('%00')) return done()
+    // In a list endpoint's cursor, a malformed cursor: the code every other bad cursor answers.
+    done(cursorHoldsNul(request.query) ? invalidCursor() : new AppError('VALIDATION_FAILED', NUL_IN_URL))
   })
 
   // An empty body with Content-Type: application/json is "no body" (the spec's session call sends

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Static, type TObject, type TSchema, Type } from 'typebox'
 import type { AppContext } from './context.ts'
+import { cursorParam } from './cursors.ts'
 import { bodyOptional, idOfDelete } from './http.ts'
 import { ID_PATTERN } from './ids.ts'
 
@@ -39,13 +40,7 @@ const ListQuery = Type.Object(
         description: 'items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000)',
       }),
     ),
-    cursor: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z0-9_-]+$',
-        maxLength: 4096,
-        description: 'nextCursor of the previous page (opaque)',
-      }),
-    ),
+    cursor: cursorParam('nextCursor of the previous page'),
   },
   { additionalProperties: false },
 )

@@ -2,6 +2,7 @@
 // the paged list the admin console shows.
 import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
+import { idCursor } from '../../platform/cursors.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import * as repo from './repository.ts'
@@ -73,10 +74,8 @@ export async function listAccountsPage(
   page: { cursor: string | undefined; limit: number },
 ): Promise<AccountsPage> {
   if (page.limit > 1000) throw new AppError('VALIDATION_FAILED', 'limit must be 1..1000')
-  if (page.cursor !== undefined && !/^[0-9a-f]{24}$/.test(page.cursor)) {
-    throw new AppError('BAD_REQUEST', 'The cursor is not one this API answered (pass nextCursor as given).')
-  }
-  const rows = await repo.listAccountsAfter(ctx.db.kysely, page.cursor, page.limit + 1)
+  const after = page.cursor === undefined ? undefined : idCursor(page.cursor)
+  const rows = await repo.listAccountsAfter(ctx.db.kysely, after, page.limit + 1)
   const accounts = rows.slice(0, page.limit).map(toAccount)
   return { accounts, nextCursor: rows.length > page.limit ? (accounts.at(-1)?.id ?? null) : null }
 }

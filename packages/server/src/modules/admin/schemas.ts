@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { cursorParam } from '../../platform/cursors.ts'
 
 const AccountRef = Type.Ref('Account')
 
@@ -6,7 +7,7 @@ export const AccountsQuery = Type.Object(
   {
     // Query strings are not coerced: digits, checked against the maximum by the route.
     limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: '1..1000, default 1000' })),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
+    cursor: cursorParam('nextCursor of the previous page'),
   },
   { additionalProperties: false },
 )

@@ -5,15 +5,14 @@
 // every YIELD_BYTES of rows worked through, so a file at its caps (64 MiB, items up to the 1 MiB
 // body limit) never holds the loop for long; rows hidden from the caller are skipped the same way.
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
 import type { Executor } from '../../platform/db/index.ts'
-import { AppError } from '../../platform/errors.ts'
-import { ID_PATTERN } from '../../platform/ids.ts'
+import { isId } from '../../platform/ids.ts'
 
 const FIRST_BATCH = 16
 const MAX_BATCH = 200
 const BATCH_BYTES = 1024 * 1024
 const YIELD_BYTES = 1024 * 1024
-const ID = new RegExp(ID_PATTERN)
 
 export interface ItemPage<Item> {
   items: Item[]
@@ -29,17 +28,12 @@ export interface PagedRows<Row> {
   bytesOf(row: Row): number
 }
 
-/** The cursor is opaque to clients: the last item ID of a page, base64url-encoded. */
-export function encodeItemCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url')
-}
-
+/**
+ * The item ID inside a cursor (opaque to clients: the last item ID of a page, base64url-encoded);
+ * 400 INVALID_CURSOR for one this API did not answer.
+ */
 export function decodeItemCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8')
-  if (!ID.test(id) || encodeItemCursor(id) !== cursor) {
-    throw new AppError('BAD_REQUEST', 'The cursor is not one this API answered (pass nextCursor as given).')
-  }
-  return id
+  return decodeCursor(cursor, isId)
 }
 
 /** One page; `show` answers the item as the caller sees it, or undefined when it is hidden from them. */
@@ -67,7 +61,7 @@ export async function readItemPage<Row extends { id: string }, Item>(
       if (item !== undefined) {
         // The page is full, and this item proves there is a next page.
         if (items.length >= page.maxItems || bytes >= page.maxBytes) {
-          return { items, nextCursor: lastShownId === undefined ? null : encodeItemCursor(lastShownId) }
+          return { items, nextCursor: lastShownId === undefined ? null : encodeCursor(lastShownId) }
         }
         items.push(item)
         bytes += size

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../platform/context.ts'
+import { cursorParam } from '../../platform/cursors.ts'
 import { sendJsonText } from '../../platform/http.ts'
 import {
   type DirectoryPage,
@@ -24,13 +25,7 @@ const PageQuery = {
       description: `files per page, from 1 (default and maximum ${LISTING_PAGE_MAX})`,
     }),
   ),
-  cursor: Type.Optional(
-    Type.String({
-      pattern: '^[A-Za-z0-9_-]+$',
-      maxLength: 2048,
-      description: 'a nextCursor from the previous page',
-    }),
-  ),
+  cursor: cursorParam('a nextCursor from the previous page'),
 }
 
 const NextCursor = Type.Union([Type.String(), Type.Null()], {

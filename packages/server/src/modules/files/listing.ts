@@ -1,9 +1,11 @@
 // Listings: a directory of the caller's own files page by page, with its sub-folders (the console's
 // view), and the files other accounts shared with the caller. Cursors are opaque to clients.
 import type { AppContext } from '../../platform/context.ts'
+import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
 import { AppError } from '../../platform/errors.ts'
+import { isId } from '../../platform/ids.ts'
 import * as repo from './listing-repository.ts'
-import { normalizeDirectory } from './names.ts'
+import { isFileName, normalizeDirectory } from './names.ts'
 import type { ShareRoleName } from './sharing.ts'
 import { fileViewJson, keptViewJson } from './view-json.ts'
 import { type FileViewShape, toFileView } from './views.ts'
@@ -11,17 +13,9 @@ import { type FileViewShape, toFileView } from './views.ts'
 /** Default and largest page. */
 export const LISTING_PAGE_MAX = 1000
 
-const BAD_CURSOR = 'The cursor is not one this API answered (pass nextCursor as given).'
-
-function encodeCursor(value: string): string {
-  return Buffer.from(value, 'utf8').toString('base64url')
-}
-
-function decodeCursor(cursor: string | undefined): string {
-  if (cursor === undefined) return ''
-  const value = Buffer.from(cursor, 'base64url').toString('utf8')
-  if (value === '' || encodeCursor(value) !== cursor) throw new AppError('BAD_REQUEST', BAD_CURSOR)
-  return value
+/** The key after which a page starts ('' = the first page): a file name, or a file ID. */
+function pageStart(cursor: string | undefined, isKey: (key: string) => boolean): string {
+  return cursor === undefined ? '' : decodeCursor(cursor, isKey)
 }
 
 /** A page size as the query gives it (digits); 400 past the maximum. */
@@ -61,7 +55,7 @@ export async function listDirectoryPage(
   const args = [
     lister.accountId,
     normalizeDirectory(directory),
-    decodeCursor(page.cursor),
+    pageStart(page.cursor, isFileName),
     limit + 1,
   ] as const
   // SQLite answers in this process: the narrow key query, then whole rows only for the views not
@@ -140,8 +134,7 @@ export async function listSharedWith(
   page: Page,
 ): Promise<{ files: SharedFileShape[]; nextCursor: string | null }> {
   const limit = pageLimit(page.limit)
-  const afterId = decodeCursor(page.cursor)
-  if (afterId !== '' && !/^[0-9a-f]{24}$/.test(afterId)) throw new AppError('BAD_REQUEST', BAD_CURSOR)
+  const afterId = pageStart(page.cursor, isId)
   const rows = await repo.listSharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
   const files = rows
     .slice(0, limit)

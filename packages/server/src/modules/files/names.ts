@@ -21,6 +21,11 @@ function segmentProblem(segment: string): string | null {
   return null
 }
 
+/** Could `name` be a stored file name (a listing cursor names one)? */
+export function isFileName(name: string): boolean {
+  return segmentProblem(name) === null && name.trim() === name
+}
+
 /**
  * The name an upload is stored under: Unicode NFC, surrounding white space trimmed. Names that
  * would escape their directory, hide characters or are too long are refused (400), not rewritten,

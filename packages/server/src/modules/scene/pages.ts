@@ -3,10 +3,11 @@
 // at least one node). Rows are read in small batches with a turn of the event loop between them,
 // so a file at its caps (64 MiB) never holds the loop for long, and only one page is in memory.
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
 import type { Executor } from '../../platform/db/index.ts'
-import { AppError } from '../../platform/errors.ts'
 import { attributeBytes } from './limits.ts'
 import * as repo from './repository.ts'
+import { NODE_ID_MAX_LENGTH } from './schemas.ts'
 import type { NodeIdToAttributes } from './service.ts'
 
 // Rows per query: at most ~6 MiB even when every row is a full 64 KiB node.
@@ -18,17 +19,20 @@ export interface AttributesPage {
   nextCursor: string | null
 }
 
-/** The cursor is opaque to clients: the last node ID of a page, base64url-encoded. */
-export function encodeCursor(nodeId: string): string {
-  return Buffer.from(nodeId, 'utf8').toString('base64url')
+/**
+ * A node ID a cursor may carry: one an attribute write could name. Such IDs are free text, so other
+ * control characters stay allowed (a page may end at such a node); NUL never is (decodeCursor).
+ */
+function isNodeId(key: string): boolean {
+  return [...key].length <= NODE_ID_MAX_LENGTH
 }
 
-export function decodeCursor(cursor: string): string {
-  const nodeId = Buffer.from(cursor, 'base64url').toString('utf8')
-  if (nodeId === '' || encodeCursor(nodeId) !== cursor) {
-    throw new AppError('BAD_REQUEST', 'The cursor is not one this API answered (pass nextCursor as given).')
-  }
-  return nodeId
+/**
+ * The node ID inside a cursor (opaque to clients: the last node ID of a page, base64url-encoded);
+ * 400 INVALID_CURSOR for one this API did not answer.
+ */
+export function decodeNodeCursor(cursor: string): string {
+  return decodeCursor(cursor, isNodeId)
 }
 
 export async function readAttributePage(

@@ -1,8 +1,11 @@
 import { Type } from 'typebox'
 import { ID_PATTERN, NodeIdToAttributes } from '../../contract/index.ts'
+import { cursorParam } from '../../platform/cursors.ts'
 
 export const MAX_NODES_PER_WRITE = 10_000
 export const MAX_ATTRIBUTES_PER_NODE = 256
+/** Longest node ID an attribute write names, in characters (code points, as the schema counts). */
+export const NODE_ID_MAX_LENGTH = 512
 
 const FileId = Type.String({ pattern: ID_PATTERN, description: 'file ID' })
 
@@ -16,7 +19,7 @@ export const WriteAttributesBody = Type.Object(
   {
     file: FileId,
     nodeIdToAttributes: Type.Record(Type.String(), Attributes, {
-      propertyNames: { minLength: 1, maxLength: 512 },
+      propertyNames: { minLength: 1, maxLength: NODE_ID_MAX_LENGTH },
       minProperties: 1,
       maxProperties: MAX_NODES_PER_WRITE,
       description: "node ID (of the file's scene tree) → attributes to merge",
@@ -34,13 +37,7 @@ export const AttributesQuery = Type.Object(
         description: 'nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000)',
       }),
     ),
-    cursor: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z0-9_-]+$',
-        maxLength: 4096,
-        description: 'nextCursor of the previous page (opaque)',
-      }),
-    ),
+    cursor: cursorParam('nextCursor of the previous page'),
   },
   { additionalProperties: false },
 )

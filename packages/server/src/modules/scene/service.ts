@@ -13,7 +13,7 @@ import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { fileReaderIds, requireFileAccess } from '../files/index.ts'
 import { WritePlanner } from './limits.ts'
-import { type AttributesPage, decodeCursor, readAttributePage } from './pages.ts'
+import { type AttributesPage, decodeNodeCursor, readAttributePage } from './pages.ts'
 import * as repo from './repository.ts'
 
 export type NodeIdToAttributes = Record<string, Record<string, unknown>>
@@ -128,7 +128,7 @@ export async function readAttributes(
 ): Promise<AttributesPage> {
   const db = ctx.db.kysely
   await requireFileAccess(db, caller.accountId, fileId, 'read')
-  const afterNodeId = paging.cursor === undefined ? undefined : decodeCursor(paging.cursor)
+  const afterNodeId = paging.cursor === undefined ? undefined : decodeNodeCursor(paging.cursor)
   const maxNodes = Math.min(paging.limit ?? ctx.config.scenePageMaxNodes, ctx.config.scenePageMaxNodes)
   return readAttributePage(db, fileId, { afterNodeId, maxNodes, maxBytes: ctx.config.scenePageMaxBytes })
 }

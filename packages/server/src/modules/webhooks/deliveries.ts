@@ -5,6 +5,7 @@ import * as engine from '../../delivery/index.ts'
 import { emitTestDelivery, wakeWorkers } from '../../events/index.ts'
 import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { AppContext } from '../../platform/context.ts'
+import { idCursor } from '../../platform/cursors.ts'
 import { type Executor, lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { isId, newId } from '../../platform/ids.ts'
@@ -121,11 +122,12 @@ export async function listDeliveries(
       `querystring/limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`,
     )
   }
+  const before = options.cursor === undefined ? undefined : idCursor(options.cursor)
   const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
   // One row more than asked tells whether another page exists without a count.
   const rows = await engine.listDeliveries(ctx.db.kysely, hook.id, {
     status: options.status,
-    before: options.cursor,
+    before,
     limit: limit + 1,
   })
   const page = rows.slice(0, limit)

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { ATTEMPT_ERROR_CODES, EVENT_NAMES, ID_PATTERN } from '../../contract/index.ts'
+import { cursorParam } from '../../platform/cursors.ts'
 
 export const EventNameSchema = Type.Union(
   EVENT_NAMES.map((name) => Type.Literal(name)),
@@ -152,9 +153,7 @@ const DeliveryRef = Type.Ref('WebhookDelivery')
 export const DeliveryListQuery = Type.Object(
   {
     status: Type.Optional(DeliveryStatusSchema),
-    cursor: Type.Optional(
-      Type.String({ pattern: ID_PATTERN, description: 'nextCursor of the previous page' }),
-    ),
+    cursor: cursorParam('nextCursor of the previous page'),
     limit: Type.Optional(
       // Digits here (query strings are not coerced); the range is checked by listDeliveries, whose
       // refusal names it in words rather than as this pattern.
