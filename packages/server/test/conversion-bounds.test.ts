@@ -4,7 +4,7 @@
 // resident set passes TESSERA_CONVERSION_MAX_MEMORY is killed and fails with a clear reason, however
 // the memory was taken (typed arrays and wasm memories are outside V8's heap limit).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -88,6 +88,20 @@ function objGrid(side: number): Buffer {
   return Buffer.from(`${lines.join('\n')}\n`)
 }
 
+/** The fixture house with points appended up to about `bytes`: a valid IFC of that size. */
+function paddedIfc(bytes: number): Buffer {
+  const house = readFileSync(new URL('./fixtures/conversion/small-house.ifc', import.meta.url), 'utf8')
+  const cut = house.lastIndexOf('ENDSEC;')
+  const points: string[] = []
+  let size = house.length
+  for (let id = 900_000; size < bytes; id++) {
+    const line = `#${id}=IFCCARTESIANPOINT((${id}.,0.,0.));\n`
+    points.push(line)
+    size += line.length
+  }
+  return Buffer.from(house.slice(0, cut) + points.join('') + house.slice(cut))
+}
+
 let scratch: string
 let blobs: BlobStore
 
@@ -141,23 +155,32 @@ describe('declared sizes are checked before allocation', () => {
     assert.ok(peakRssKb < 400 * 1024, `peak RSS ${peakRssKb} KiB`)
   })
 
-  test('a binary PLY claiming 2^31 vertices, with or without properties, fails within seconds', async () => {
-    const header = plyHeader('binary_little_endian', ['float x', 'float y', 'float z'])
-    const withXyz = await runConversion('xyz.ply', Buffer.concat([Buffer.from(header), Buffer.alloc(120)]))
+  test('a PLY claiming 2^31 property-less vertices fails within seconds (it ran to the budget)', async () => {
+    const ply = Buffer.from(`${plyHeader('binary_little_endian', [])}\0\0\0\0`)
+    const { outcome, ms, peakRssKb } = await runConversion('empty.ply', ply)
     assertRejected(
-      withXyz.outcome,
-      /^the PLY file is cut off: its header declares elements of at least 24 GiB/,
+      outcome,
+      /^the PLY file is cut off: its header declares elements of at least 2 GiB, 4 bytes follow it$/,
     )
-    // No property: three's loader would loop 2^31 times without reading a byte (to the budget).
-    const empty = await runConversion(
-      'empty.ply',
-      Buffer.from(`${plyHeader('binary_little_endian', [])}\0\0\0\0`),
+    assert.ok(ms < QUICK_MS, `${ms} ms`)
+    assert.ok(peakRssKb < 400 * 1024, `peak RSS ${peakRssKb} KiB`)
+  })
+
+  test('a PLY claiming 2^31 vertices of x, y, z in 120 bytes fails with what it declares', async () => {
+    const header = plyHeader('binary_little_endian', ['float x', 'float y', 'float z'])
+    const { outcome, ms } = await runConversion(
+      'xyz.ply',
+      Buffer.concat([Buffer.from(header), Buffer.alloc(120)]),
     )
-    assertRejected(empty.outcome, /^the PLY file is cut off: its header declares elements of at least 2 GiB/)
-    for (const run of [withXyz, empty]) {
-      assert.ok(run.ms < QUICK_MS, `${run.ms} ms`)
-      assert.ok(run.peakRssKb < 400 * 1024, `peak RSS ${run.peakRssKb} KiB`)
-    }
+    assertRejected(
+      outcome,
+      /^the PLY file is cut off: its header declares elements of at least 24 GiB, 120 bytes/,
+    )
+    assert.ok(ms < QUICK_MS, `${ms} ms`)
+    // An ASCII file may end without a separator after its last value; it is not refused for that.
+    const ascii = `${plyHeader('ascii', ['float x', 'float y', 'float z']).replace('2147483648', '3')}0 0 0\n1 0 0\n0 1 0`
+    const points = await convertModel({ name: 'points.ply', bytes: Buffer.from(ascii) })
+    assert.ok(points.glb.byteLength > 0)
   })
 
   test('a binary STL declaring 40 M triangles in 184 bytes fails within seconds', async () => {
@@ -237,6 +260,19 @@ describe('the child process is bounded in real memory', () => {
     // Sampled every 100 ms: the child is killed within one sample of passing the bound.
     assert.ok(peakRssKb < 200 * 1024 + 250 * 1024, `peak RSS ${peakRssKb} KiB`)
     assert.ok(ms < BUDGET_MS / 2, `${ms} ms`)
+  })
+
+  test('a file too large to convert within the limit is refused without starting a child', async () => {
+    // IFC declares no counts; what can be told up front is its size: the child holds the file and
+    // web-ifc copies it into its tape, so twice the file plus the child's base must fit.
+    const ifc = paddedIfc(40 * MiB)
+    const { outcome, ms, peakRssKb } = await runConversion('big.ifc', ifc, 200 * MiB)
+    assertRejected(
+      outcome,
+      /^the model file \(40 MiB\) is too large to convert within the memory limit \(200 MiB\)$/,
+    )
+    assert.equal(peakRssKb, 0, 'no child was started')
+    assert.ok(ms < QUICK_MS, `${ms} ms`)
   })
 
   test('the same model converts under the default bound', async () => {

@@ -66,11 +66,30 @@ export class MemoryWatch {
   }
 }
 
+/** `4 GiB`, `200 MiB`: the limit as an operator wrote it. */
+function formatLimit(bytes: number): string {
+  const mib = bytes / 1024 ** 2
+  return mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${Math.round(mib)} MiB`
+}
+
 /** The failure message a file shows when its conversion needed more memory than allowed. */
 export function memoryExceededReason(limitBytes: number): string {
-  const mib = limitBytes / 1024 ** 2
-  const shown = mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${Math.round(mib)} MiB`
-  return `the conversion needed more memory than allowed (${shown})`
+  return `the conversion needed more memory than allowed (${formatLimit(limitBytes)})`
+}
+
+/** What a conversion child takes before it reads its input (Node, the pipeline's modules). */
+const CHILD_BASE_BYTES = 128 * 1024 ** 2
+
+/**
+ * Why an input of `sizeBytes` cannot convert within `limitBytes`, or null. The child holds the
+ * file, and every importer at least one decoded form of it as large (an unzipped entry, three's
+ * arrays, glTF-Transform's accessor copies, web-ifc's tape): twice the file on top of the child's
+ * base is the least any conversion of it takes, so such a file is refused without starting one.
+ */
+export function tooLargeForMemory(sizeBytes: number, limitBytes: number): string | null {
+  if (2 * sizeBytes + CHILD_BASE_BYTES <= limitBytes) return null
+  const mib = Math.round(sizeBytes / 1024 ** 2)
+  return `the model file (${mib} MiB) is too large to convert within the memory limit (${formatLimit(limitBytes)})`
 }
 
 /** What V8 prints to stderr when the heap limit (set to the same value) is reached first. */

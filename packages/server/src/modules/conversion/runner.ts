@@ -3,12 +3,12 @@
 // input is streamed from the blob store to a private temp dir, the GLB comes back as a file there.
 import { type ChildProcess, fork } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import type { BlobStore } from '../../platform/blobs/index.ts'
-import { isHeapExhaustion, MemoryWatch, memoryExceededReason } from './memory-watch.ts'
+import { isHeapExhaustion, MemoryWatch, memoryExceededReason, tooLargeForMemory } from './memory-watch.ts'
 import type { TreeNode } from './pipeline/types.ts'
 import type { ChildMessage, ChildRequest } from './protocol.ts'
 import { CONVERSION_TEMP_PREFIX } from './sweep.ts'
@@ -90,6 +90,8 @@ export class ConversionRun {
     }
     await pipeline(await blobs.get(blobKey), createWriteStream(request.inputPath, { mode: 0o600 }))
     if (this.#aborted) return { kind: 'aborted' }
+    const tooLarge = tooLargeForMemory((await stat(request.inputPath)).size, this.options.maxMemoryBytes)
+    if (tooLarge) return { kind: 'rejected', reason: tooLarge }
     return this.#spawn(request)
   }
 

@@ -39,6 +39,6 @@ export function formatBytes(bytes: number): string {
 export function tooMuchDeclared(what: string, declared: number, inputBytes: number): ConversionError {
   const shown = Number.isFinite(declared) ? formatBytes(declared) : 'an invalid size'
   return new ConversionError(
-    `the model declares more data than it can hold (${what}: ${shown}; at most ${formatBytes(declaredBudget(inputBytes))} for a ${formatBytes(inputBytes)} file)`,
+    `the model declares more data than it can hold (${what}: ${shown}; at most ${formatBytes(declaredBudget(inputBytes))} for a file of ${formatBytes(inputBytes)})`,
   )
 }
