@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
 import { after, before, describe, test } from 'node:test'
+import { crc32, createDeflate } from 'node:zlib'
 import { convertModel } from '../src/modules/conversion/pipeline/convert.ts'
 import { ConversionError } from '../src/modules/conversion/pipeline/types.ts'
 import { ConversionRun, type RunOutcome } from '../src/modules/conversion/runner.ts'
@@ -100,6 +102,69 @@ function paddedIfc(bytes: number): Buffer {
     size += line.length
   }
   return Buffer.from(house.slice(0, cut) + points.join('') + house.slice(cut))
+}
+
+/** A real, decodable grey PNG of side × side pixels, all black: a few hundred kB for 16000². */
+async function flatPng(side: number): Promise<Buffer> {
+  const rows = Readable.from(
+    (function* () {
+      const row = Buffer.alloc(side + 1) // filter byte 0, then the pixels
+      for (let y = 0; y < side; y++) yield row
+    })(),
+  )
+  const data = await buffer(rows.pipe(createDeflate({ level: 9 })))
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(side, 0)
+  ihdr.writeUInt32BE(side, 4)
+  ihdr.writeUInt8(8, 8) // 8 bits, greyscale (colour type 0), deflate, no filter choice, no interlace
+  const pngChunk = (type: string, body: Buffer): Buffer => {
+    const head = Buffer.alloc(8)
+    head.writeUInt32BE(body.length, 0)
+    head.write(type, 4, 'latin1')
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0)
+    return Buffer.concat([head, body, crc])
+  }
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', data),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** One textured triangle whose base colour is `png`. */
+function texturedGlb(png: Buffer): Buffer {
+  const geometry = Buffer.alloc(60) // 3 × VEC3 positions (0, x, y), then 3 × VEC2 UVs, all floats
+  for (const [at, value] of [
+    [12, 1],
+    [28, 1],
+    [44, 1],
+    [56, 1],
+  ] as const)
+    geometry.writeFloatLE(value, at)
+  const image = Buffer.concat([png, Buffer.alloc((4 - (png.length % 4)) % 4)])
+  const bin = Buffer.concat([geometry, image])
+  return glbOf(
+    {
+      buffers: [{ byteLength: bin.length }],
+      bufferViews: [
+        { buffer: 0, byteLength: 36 },
+        { buffer: 0, byteOffset: 36, byteLength: 24 },
+        { buffer: 0, byteOffset: 60, byteLength: png.length },
+      ],
+      accessors: [
+        { bufferView: 0, componentType: 5126, count: 3, type: 'VEC3', min: [0, 0, 0], max: [1, 1, 0] },
+        { bufferView: 1, componentType: 5126, count: 3, type: 'VEC2' },
+      ],
+      images: [{ bufferView: 2, mimeType: 'image/png' }],
+      textures: [{ source: 0 }],
+      materials: [{ pbrMetallicRoughness: { baseColorTexture: { index: 0 } } }],
+      meshes: [{ primitives: [{ attributes: { POSITION: 0, TEXCOORD_0: 1 }, material: 0 }] }],
+    },
+    bin,
+  )
 }
 
 let scratch: string
@@ -232,6 +297,21 @@ describe('declared sizes are checked before allocation', () => {
       bytes: glbOf({ ...base, accessors: [{ ...position, count: 3 }] }, bin),
     })
     assert.ok(fine.glb.byteLength > 0)
+  })
+
+  test('a texture declaring 16000 × 16000 pixels in a few hundred kB fails within seconds', async () => {
+    // Decoding it took 2.1 GB and about a minute (sharp decodes the whole image to resize it).
+    const glb = texturedGlb(await flatPng(16_000))
+    const { outcome, ms, peakRssKb } = await runConversion('texture.glb', glb)
+    assertRejected(
+      outcome,
+      /^the model declares more data than it can hold \(a 16000 × 16000 texture: 976\.6 MiB; at most 64 MiB/,
+    )
+    assert.ok(ms < QUICK_MS, `${ms} ms`)
+    assert.ok(peakRssKb < 400 * 1024, `peak RSS ${peakRssKb} KiB`)
+    // A 1024² texture of the same kind is read and converted as before.
+    const small = await convertModel({ name: 'small.glb', bytes: texturedGlb(await flatPng(1024)) })
+    assert.ok(small.glb.byteLength > 0)
   })
 
   test('a large OBJ that holds what it declares is not refused', async () => {
