@@ -9,7 +9,17 @@ import { ConversionError } from '../types.ts'
 
 type Json = Record<string, unknown>
 
-const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
+/** Bytes per component type, as glTF-Transform reads them (5131, 5130: KHR_accessor_float16/64). */
+const COMPONENT_BYTES: Record<number, number> = {
+  5120: 1,
+  5121: 1,
+  5122: 2,
+  5123: 2,
+  5125: 4,
+  5126: 4,
+  5131: 2,
+  5130: 8,
+}
 const COMPONENTS: Record<string, number> = {
   SCALAR: 1,
   VEC2: 2,
@@ -22,8 +32,9 @@ const COMPONENTS: Record<string, number> = {
 
 /**
  * Throws a ConversionError when an accessor or bufferView reaches past the bytes it reads, or when
- * the arrays the reader would allocate exceed the budget of `inputBytes` (the JSON and every
- * buffer's bytes). `bufferBytes(i)` is the length of buffer i as given (undefined: not given).
+ * the arrays the reader would allocate exceed the budget of `inputBytes` (the upload: the model
+ * file and its side files). `bufferBytes(i)` is the length of buffer i as given (undefined: not
+ * given).
  */
 export function checkDeclaredSizes(
   json: Json,
