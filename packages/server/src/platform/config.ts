@@ -25,7 +25,7 @@ export interface Config {
   /** Earlier revisions kept per file (their rows and original blobs); 0 keeps none. */
   fileRevisionsKept: number
   conversionTimeoutMs: number
-  /** Heap limit of one conversion process (V8 old space), bytes. */
+  /** Real memory (resident set) of one conversion process, bytes; its V8 heap limit is the same. */
   conversionMaxMemoryBytes: number
   /** Conversions run at once by one worker process. */
   conversionConcurrency: number
@@ -240,8 +240,10 @@ export const VARIABLES: Variable[] = [
     name: 'TESSERA_CONVERSION_MAX_MEMORY',
     key: 'conversionMaxMemoryBytes',
     default: '4GiB',
-    help: 'heap limit of one conversion process',
-    parse: size(128 * 1024 * 1024, '128MiB'),
+    help: 'memory (resident set) one conversion process may use; past it the conversion is killed and fails',
+    // A small STL already takes ~140 MB resident (Node, glTF-Transform, meshoptimizer), a small STEP
+    // ~340 MB (OpenCascade's wasm): below this no conversion of any format could run.
+    parse: size(512 * 1024 * 1024, '512MiB'),
   },
   {
     name: 'TESSERA_CONVERSION_CONCURRENCY',

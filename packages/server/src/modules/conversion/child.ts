@@ -1,8 +1,8 @@
 // Entry of a conversion child process: one conversion, then exit. The parent (runner.ts) sends
 // the paths over IPC and gets progress and one outcome back. Running each conversion in its own
 // process keeps importers (large wasm modules, native image codecs) off the API's event loop and
-// lets the parent enforce the time budget with SIGKILL and the heap limit with V8's flag; a crash
-// here costs one attempt, never the server.
+// lets the parent enforce the time budget and the memory limit (our resident set, sampled by
+// memory-watch.ts) with SIGKILL; a crash here costs one attempt, never the server.
 import { readFile, writeFile } from 'node:fs/promises'
 import { convertModel } from './pipeline/convert.ts'
 import { ConversionError } from './pipeline/types.ts'

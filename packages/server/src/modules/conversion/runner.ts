@@ -1,12 +1,14 @@
-// Runs one conversion in a child process (child.ts) under a time budget and a heap limit: the
+// Runs one conversion in a child process (child.ts) under a time budget and a memory limit (its
+// resident set, watched from here: memory-watch.ts; V8's heap limit is set to the same value): the
 // input is streamed from the blob store to a private temp dir, the GLB comes back as a file there.
 import { type ChildProcess, fork } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import type { BlobStore } from '../../platform/blobs/index.ts'
+import { isHeapExhaustion, MemoryWatch, memoryExceededReason, tooLargeForMemory } from './memory-watch.ts'
 import type { TreeNode } from './pipeline/types.ts'
 import type { ChildMessage, ChildRequest } from './protocol.ts'
 import { CONVERSION_TEMP_PREFIX } from './sweep.ts'
@@ -23,6 +25,7 @@ export type RunOutcome =
       /** Peak resident memory of the conversion process, KiB. */
       maxRssKb: number
     }
+  /** The input cannot be converted, or needed more memory than allowed: final, `reason` is shown. */
   | { kind: 'rejected'; reason: string }
   | { kind: 'failed'; detail: string }
   /** The process died without an answer (out of memory, killed, native crash): worth a retry. */
@@ -36,6 +39,7 @@ export interface RunOptions {
   blobKey: string
   fileName: string
   timeoutMs: number
+  /** Bound of the child's resident set (and of its V8 heap). */
   maxMemoryBytes: number
   onProgress: (percent: number) => void
 }
@@ -49,6 +53,7 @@ export class ConversionRun {
   #child: ChildProcess | null = null
   #aborted = false
   #dir: string | null = null
+  #watch: MemoryWatch | null = null
 
   readonly options: RunOptions
 
@@ -61,6 +66,11 @@ export class ConversionRun {
   abort(): void {
     this.#aborted = true
     this.#child?.kill('SIGKILL')
+  }
+
+  /** Highest resident set of the child sampled so far, KiB (0 before it starts, or without procfs). */
+  get peakRssKb(): number {
+    return this.#watch?.peakKb ?? 0
   }
 
   /** Removes the temp dir (and the GLB in it): call once the outcome has been handled. */
@@ -80,6 +90,8 @@ export class ConversionRun {
     }
     await pipeline(await blobs.get(blobKey), createWriteStream(request.inputPath, { mode: 0o600 }))
     if (this.#aborted) return { kind: 'aborted' }
+    const tooLarge = tooLargeForMemory((await stat(request.inputPath)).size, this.options.maxMemoryBytes)
+    if (tooLarge) return { kind: 'rejected', reason: tooLarge }
     return this.#spawn(request)
   }
 
@@ -92,6 +104,8 @@ export class ConversionRun {
     })
     this.#child = child
     if (this.#aborted) child.kill('SIGKILL')
+    const watch = child.pid ? new MemoryWatch(child.pid, maxMemoryBytes, () => child.kill('SIGKILL')) : null
+    this.#watch = watch
     let stderr = ''
     child.stderr?.setEncoding('utf8')
     child.stderr?.on('data', (chunk: string) => {
@@ -125,11 +139,15 @@ export class ConversionRun {
       })
       child.once('close', (code, signal) => {
         clearTimeout(timer)
+        watch?.stop()
         this.#child = null
         if (this.#aborted) resolve({ kind: 'aborted' })
         else if (timedOut) resolve({ kind: 'timed-out' })
         else if (answer) resolve(answer)
-        else {
+        else if (watch?.exceeded || isHeapExhaustion(stderr)) {
+          // The same input would need as much again: final, not a crash worth retrying.
+          resolve({ kind: 'rejected', reason: memoryExceededReason(maxMemoryBytes) })
+        } else {
           const how = signal ? `signal ${signal}` : `exit code ${code}`
           resolve({ kind: 'crashed', detail: `${how}${stderr ? `: ${stderr.trim()}` : ''}` })
         }

@@ -8,7 +8,7 @@ import { encodeSmallest, inputEncodingOf } from './encode.ts'
 import { pipelineLogger } from './io.ts'
 import { lightlyOptimize, prepareDocument } from './optimize.ts'
 import { countTreeNodes, viewedScene } from './scene-tree.ts'
-import { type TextureMode, textureModeFromEnv } from './textures.ts'
+import { checkTexturePixels, type TextureMode, textureModeFromEnv } from './textures.ts'
 import {
   ConversionError,
   type ConversionResult,
@@ -39,6 +39,7 @@ export async function convertModel(
 
   const document = await importer(input)
   if (!hasGeometry(document)) throw new ConversionError('the model holds no geometry')
+  checkTexturePixels(document)
   report(40)
 
   // Compressed inputs were decoded on read; which compression they used decides the candidates.

@@ -2,6 +2,7 @@
 import { type Document, ImageUtils, type Texture, type Transform } from '@gltf-transform/core'
 import { EXTTextureWebP } from '@gltf-transform/extensions'
 import type { Sharp } from 'sharp'
+import { declaredBudget, tooMuchDeclared } from './declared.ts'
 
 /** Larger textures are scaled down to fit (aspect kept): viewers cannot use more on most GPUs. */
 export const MAX_TEXTURE_SIZE = 4096
@@ -18,6 +19,34 @@ export const TEXTURE_MODES: readonly TextureMode[] = ['webp', 'keep']
 export function textureModeFromEnv(env: Record<string, string | undefined> = process.env): TextureMode {
   const raw = env.TESSERA_CONVERSION_TEXTURES?.trim().toLowerCase()
   return raw === 'keep' ? 'keep' : 'webp'
+}
+
+/**
+ * Refuses a texture whose header declares more pixels than its bytes can plausibly hold, before
+ * sharp decodes it: decoding allocates width × height × 4 bytes (a 776 kB PNG declaring
+ * 16000 × 16000 pixels took 2.1 GB and 56 s). Each image gets the budget of its own bytes
+ * (declared.ts: 64 MiB of pixels, a 4096 × 4096 RGBA texture, whatever its size, and 100× its
+ * size beyond).
+ */
+export function checkTexturePixels(document: Document): void {
+  for (const texture of document.getRoot().listTextures()) {
+    const image = texture.getImage()
+    const size = image ? declaredSize(image, texture.getMimeType()) : null
+    if (!image || !size) continue
+    const decoded = size[0] * size[1] * 4
+    if (decoded > declaredBudget(image.byteLength)) {
+      throw tooMuchDeclared(`a ${size[0]} × ${size[1]} texture`, decoded, image.byteLength)
+    }
+  }
+}
+
+/** The width and height an image's header declares; null when unknown or unreadable (sharp decides). */
+function declaredSize(image: Uint8Array, mimeType: string): [number, number] | null {
+  try {
+    return ImageUtils.getSize(image, mimeType)
+  } catch {
+    return null
+  }
 }
 
 type SharpFactory = (input: Uint8Array) => Sharp

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { pipelineIO } from '../io.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { extensionOf } from '../unpack.ts'
-import { parseGlb, readWithSideFiles } from './gltf.ts'
+import { parseGlb, readWithSideFiles, uploadBytes } from './gltf.ts'
 
 /** The part of assimpjs' embind API we use (the package ships no type declarations). */
 interface AssimpModule {
@@ -46,7 +46,7 @@ export const importAssimp: Importer = async (input) => {
   const io = await pipelineIO()
   // assimp leaves textures as URIs of the files the model names: resolve them from the upload.
   const { json, bin } = parseGlb(glb)
-  return readWithSideFiles(io, json, bin, input.files)
+  return readWithSideFiles(io, json, bin, input.files, uploadBytes(glb, input.files))
 }
 
 function convertToGlb(

@@ -5,6 +5,7 @@ import { type Document, GLB_BUFFER, type JSONDocument, type NodeIO } from '@gltf
 import { enableDracoDecoding, pipelineIO } from '../io.ts'
 import { ConversionError, type Importer, type ModelInput } from '../types.ts'
 import { extensionOf } from '../unpack.ts'
+import { checkDeclaredSizes } from './gltf-bounds.ts'
 
 const GLB_MAGIC = 0x46546c67 // 'glTF'
 const GLB_JSON_CHUNK = 0x4e4f534a // 'JSON'
@@ -14,6 +15,8 @@ export interface GltfJson {
   asset?: { version?: unknown }
   extensionsUsed?: unknown
   buffers?: Array<{ uri?: unknown }>
+  bufferViews?: unknown
+  accessors?: unknown
   images?: Array<{ uri?: unknown }>
 }
 
@@ -28,7 +31,7 @@ export const importGltf: Importer = async (input) => {
   if (extensionsUsed.includes('KHR_draco_mesh_compression')) await enableDracoDecoding(io)
   // Compressed geometry is decoded on read; the extensions stay listed so that convert.ts knows
   // which encoding the input had (it may keep it: encode.ts).
-  return readWithSideFiles(io, json, bin, input.files)
+  return readWithSideFiles(io, json, bin, input.files, uploadBytes(input.bytes, input.files))
 }
 
 /** A GLB's JSON and BIN chunks, checked enough to give clear messages for non-GLB or cut-off files. */
@@ -70,13 +73,15 @@ function parseJson(bytes: Uint8Array): GltfJson {
 /**
  * Reads glTF JSON (+ GLB BIN chunk) into a document, resolving relative URIs against the uploaded
  * side files. A missing buffer is fatal; a missing image only loses that texture (models are often
- * uploaded without every texture, and the geometry is still worth showing).
+ * uploaded without every texture, and the geometry is still worth showing). The sizes the JSON
+ * declares are checked against `inputBytes` first (gltf-bounds.ts).
  */
 export async function readWithSideFiles(
   io: NodeIO,
   json: GltfJson,
   bin: Uint8Array | undefined,
   files: ModelInput['files'],
+  inputBytes: number,
 ): Promise<Document> {
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
   if (bin) resources[GLB_BUFFER] = bin as Uint8Array<ArrayBuffer>
@@ -92,6 +97,11 @@ export async function readWithSideFiles(
     if (typeof uri !== 'string' || uri.startsWith('data:')) continue
     resources[uri] = (findSideFile(files, uri) ?? new Uint8Array()) as Uint8Array<ArrayBuffer>
   }
+  checkDeclaredSizes(
+    json as Record<string, unknown>,
+    (index) => bufferBytes(json, index, resources),
+    inputBytes,
+  )
   let document: Document
   try {
     document = await io.readJSON({ json: json as JSONDocument['json'], resources })
@@ -102,6 +112,27 @@ export async function readWithSideFiles(
     if ((texture.getImage()?.byteLength ?? 0) === 0) texture.dispose()
   }
   return document
+}
+
+/** The bytes buffer `index` has as given: its side file, its data URI's payload, or the GLB's BIN. */
+function bufferBytes(
+  json: GltfJson,
+  index: number,
+  resources: Record<string, Uint8Array>,
+): number | undefined {
+  const uri = json.buffers?.[index]?.uri
+  if (typeof uri !== 'string') return resources[GLB_BUFFER]?.byteLength
+  if (!uri.startsWith('data:')) return resources[uri]?.byteLength
+  const comma = uri.indexOf(',')
+  const payload = comma < 0 ? 0 : uri.length - comma - 1
+  return uri.slice(0, comma).endsWith(';base64') ? Math.floor((payload * 3) / 4) : payload
+}
+
+/** What the declared sizes are measured against: the model file and every side file. */
+export function uploadBytes(model: Uint8Array, files: ModelInput['files']): number {
+  let bytes = model.byteLength
+  for (const file of files.values()) bytes += file.byteLength
+  return bytes
 }
 
 /**

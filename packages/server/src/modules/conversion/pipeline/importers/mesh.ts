@@ -7,6 +7,7 @@ import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js'
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js'
 import { ConversionError, type Importer, type ModelInput } from '../types.ts'
 import { extensionOf } from '../unpack.ts'
+import { checkPlyHeader, checkStlHeader } from './mesh-bounds.ts'
 import { documentFromThree } from './three-to-gltf.ts'
 
 export const importMesh: Importer = async (input) => {
@@ -26,6 +27,7 @@ function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
 function importStl(input: ModelInput, stem: string): Document {
   // Shorter than a binary STL header + count; no ASCII facet fits either (three's loader would throw).
   if (input.bytes.byteLength < 84) throw new ConversionError('the STL file holds no triangles')
+  checkStlHeader(input.bytes)
   let geometry: BufferGeometry
   try {
     geometry = new STLLoader().parse(arrayBufferOf(input.bytes))
@@ -43,6 +45,7 @@ function importStl(input: ModelInput, stem: string): Document {
 
 /** PLY: a mesh when it has faces, otherwise a point cloud. */
 function importPly(input: ModelInput, stem: string): Document {
+  checkPlyHeader(input.bytes)
   let geometry: BufferGeometry
   try {
     geometry = new PLYLoader().parse(arrayBufferOf(input.bytes))
