@@ -153,6 +153,45 @@ for (const dialect of dialects()) {
       await until('both runs disposed', () => conversionFolders().length === 0, 10_000)
     })
 
+    test('TESSERA_CONVERSION_ACCOUNT_CONCURRENCY=1: a busy account leaves the second slot to others', async (ctx) => {
+      const capped = await startApp(
+        dialect,
+        { conversionConcurrency: 2, conversionAccountConcurrency: 1 },
+        {
+          conversions: true,
+        },
+      )
+      ctx.after(() => capped.close())
+      const busy = await signedIn(capped.app, 'capped')
+      const other = await signedIn(capped.app, 'other')
+      const state = async (user: User, id: string) => {
+        const res = await capped.app.inject({ method: 'GET', url: `/file/${id}`, headers: user.headers })
+        return (res.json() as { file: FileView }).file.state
+      }
+      const model = terrainStl(600_000)
+      const first = await uploadFile(capped.app, busy.headers, { name: 'first.stl', data: model })
+      const second = await uploadFile(capped.app, busy.headers, { name: 'second.stl', data: model })
+      await until('the first converting', async () => (await state(busy, first._id)) === 'converting', 60_000)
+      const tiny = await uploadFile(capped.app, other.headers, { name: 'tiny.stl', data: stlCube('other') })
+      let busyAtOnce = 0
+      await until(
+        'the other account’s model ready',
+        async () => {
+          const states = [await state(busy, first._id), await state(busy, second._id)]
+          busyAtOnce = Math.max(busyAtOnce, states.filter((s) => s === 'converting').length)
+          return (await state(other, tiny._id)) === 'ready'
+        },
+        120_000,
+      )
+      // The free slot went to the other account at once, not to the busy account's second model.
+      assert.equal(await state(busy, first._id), 'converting')
+      assert.equal(await state(busy, second._id), 'queued')
+      assert.equal(busyAtOnce, 1)
+      for (const id of [first._id, second._id]) {
+        await until(`${id} ready`, async () => (await state(busy, id)) === 'ready', 180_000)
+      }
+    })
+
     /** Uploads a model and a revision of it, and runs `during` while the revision converts. */
     async function changeWhileRevisionConverts(
       name: string,

@@ -3,7 +3,8 @@
 // (which also stops it where it runs: the workers are woken and check what they hold, heldJobs),
 // and claim due jobs under a lease, fairly between the accounts they work for (nextDueAccount).
 // A done or failed job is kept as the record of what happened.
-import type { Db, Executor, Tx } from './db/index.ts'
+import type { ExpressionBuilder } from 'kysely'
+import { type Database, type Db, type Executor, lockResource, type Tx } from './db/index.ts'
 import { newId } from './ids.ts'
 import { jobsChannel } from './jobs.ts'
 
@@ -105,14 +106,31 @@ function dueJobs(db: Executor, kind: JobKind, now: number) {
     )
 }
 
+/** The claim's view of the queue: `jobs as due`, the due jobs grouped by account. */
+type DueScope = Database & { due: Database['jobs'] }
+
 /**
  * The account whose due job of `kind` is claimed next: the one with the fewest jobs running under
  * a live lease (in any process), then the one whose last claim is oldest (never claimed counts as
  * oldest), then the one whose oldest due job has waited longest. So one account's long queue never
  * holds back another account's job for more than the runs already going: with one slot the accounts
  * take turns, and a free slot goes to an account that has nothing running before one that has.
+ * Accounts with `accountLimit` jobs running (when it is above 0) wait for one of them to end.
  */
-async function nextDueAccount(db: Executor, kind: JobKind, now: number): Promise<string | null> {
+async function nextDueAccount(
+  db: Executor,
+  kind: JobKind,
+  now: number,
+  accountLimit: number,
+): Promise<string | null> {
+  const runningOfDue = (eb: ExpressionBuilder<DueScope, 'due'>) =>
+    eb
+      .selectFrom('jobs as held')
+      .select((inner) => inner.fn.countAll().as('running'))
+      .whereRef('held.account_id', '=', 'due.account_id')
+      .where('held.kind', '=', kind)
+      .where('held.state', '=', 'running')
+      .where('held.lease_until', '>=', now)
   const next = await db
     .selectFrom('jobs as due')
     .select('due.account_id')
@@ -123,15 +141,9 @@ async function nextDueAccount(db: Executor, kind: JobKind, now: number): Promise
         eb.and([eb('due.state', '=', 'running'), eb('due.lease_until', '<', now)]),
       ]),
     )
+    .$if(accountLimit > 0, (qb) => qb.where(runningOfDue, '<', accountLimit))
     .groupBy('due.account_id')
-    .orderBy((eb) =>
-      eb
-        .selectFrom('jobs as held')
-        .select((inner) => inner.fn.countAll().as('running'))
-        .whereRef('held.account_id', '=', 'due.account_id')
-        .where('held.state', '=', 'running')
-        .where('held.lease_until', '>=', now),
-    )
+    .orderBy(runningOfDue)
     .orderBy((eb) =>
       eb
         .selectFrom('jobs as seen')
@@ -144,6 +156,19 @@ async function nextDueAccount(db: Executor, kind: JobKind, now: number): Promise
     .limit(1)
     .executeTakeFirst()
   return next?.account_id ?? null
+}
+
+/** Jobs of `kind` the account has running under a live lease. */
+async function runningJobs(db: Executor, kind: JobKind, accountId: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number | string>().as('running'))
+    .where('kind', '=', kind)
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'running')
+    .where('lease_until', '>=', now)
+    .executeTakeFirstOrThrow()
+  return Number(row.running)
 }
 
 export interface DueJob {
@@ -167,12 +192,18 @@ export interface DueJob {
 export async function lockNextDueJob(
   db: Db,
   tx: Tx,
-  kind: JobKind,
-  now: number,
+  claim: { kind: JobKind; now: number; accountLimit: number },
   lockSubject: (candidate: { fileId: string }) => Promise<void>,
 ): Promise<DueJob | 'taken' | null> {
-  const accountId = await nextDueAccount(tx, kind, now)
+  const { kind, now, accountLimit } = claim
+  const accountId = await nextDueAccount(tx, kind, now, accountLimit)
   if (accountId === null) return null
+  if (accountLimit > 0) {
+    // Two processes may pick the same account at once: the account's lock (a no-op on SQLite,
+    // whose writer is single) makes the second count again after the first's lease committed.
+    await lockResource(db, tx, `jobs-account:${accountId}`)
+    if ((await runningJobs(tx, kind, accountId, now)) >= accountLimit) return 'taken'
+  }
   // Read without a row lock: the row is locked only after its subject.
   const candidate = await dueJobs(tx, kind, now)
     .where('account_id', '=', accountId)

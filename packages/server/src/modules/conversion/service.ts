@@ -56,7 +56,8 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
     let discard: string[] = []
     const step = await db.kysely.transaction().execute(async (tx): Promise<ClaimedJob | 'again' | null> => {
       // Two workers after the same job queue on its file's lock; the second finds it taken.
-      const job = await queue.lockNextDueJob(db, tx, 'convert', now, ({ fileId }) => lockFile(db, tx, fileId))
+      const claim = { kind: 'convert' as const, now, accountLimit: ctx.config.conversionAccountConcurrency }
+      const job = await queue.lockNextDueJob(db, tx, claim, ({ fileId }) => lockFile(db, tx, fileId))
       if (job === null) return null
       if (job === 'taken') return 'again'
       const file = await conversionSource(tx, job.file_id)
