@@ -98,7 +98,10 @@ export class ConversionWorker {
     for (const [jobId, entry] of this.#runs) {
       if (held.has(jobId) || entry.over) continue
       entry.over = true
-      this.#log.info({ jobId }, 'conversion stopped: its job was dropped (file deleted or revised)')
+      this.#log.info(
+        { jobId },
+        'conversion stopped: its job is gone (file deleted, newer revision) or taken over',
+      )
       entry.run.abort()
     }
   }
@@ -125,7 +128,8 @@ export class ConversionWorker {
     const over = (): void => {
       entry.over = true
     }
-    run.outcome.then(over, over)
+    // Never rejects: both handlers only set the flag (#finish handles the outcome itself).
+    void run.outcome.then(over, over)
     this.#runs.set(job.jobId, entry)
   }
 
