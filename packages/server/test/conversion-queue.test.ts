@@ -121,7 +121,7 @@ for (const dialect of dialects()) {
       assert.deepEqual(await filesWithoutLiveConversion(t.db.kysely), [])
     })
 
-    test('deleting a file stops its running conversion at once and leaves nothing behind', async () => {
+    test('deleting a file stops its running conversion at once and leaves nothing behind', async (ctx) => {
       const keysBefore = await storedKeys(t)
       const file = await uploadFile(t.app, owner.headers, { name: 'deleted.stl', data: terrainStl(800_000) })
       const pid = await convertingChild(owner, file._id)
@@ -130,12 +130,13 @@ for (const dialect of dialects()) {
       assert.equal(res.statusCode, 200, res.body)
       const ms = await stoppedAfter(pid, started)
       assert.ok(ms < STOP_WITHIN_MS, `the conversion process outlived the deletion by ${ms} ms`)
+      ctx.diagnostic(`conversion process gone ${ms} ms after the DELETE was sent`)
       await until('the run disposed', () => conversionFolders().length === 0, 10_000)
       assert.deepEqual(await jobsOf(file._id), [])
       assert.deepEqual(await storedKeys(t), keysBefore)
     })
 
-    test('a newer revision stops the running conversion; the new revision converts', async () => {
+    test('a newer revision stops the running conversion; the new revision converts', async (ctx) => {
       const first = await uploadFile(t.app, owner.headers, { name: 'revised.stl', data: terrainStl(800_000) })
       const pid = await convertingChild(owner, first._id)
       const started = Date.now()
@@ -144,6 +145,7 @@ for (const dialect of dialects()) {
       assert.equal(second._id, first._id)
       const ms = await stoppedAfter(pid, started)
       assert.ok(ms < STOP_WITHIN_MS, `the superseded conversion process lived on for ${ms} ms`)
+      ctx.diagnostic(`conversion process gone ${ms} ms after the revision upload was sent`)
       await until('the new revision ready', async () => (await stateOf(owner, first._id)) === 'ready', 60_000)
       const done = await fileOf(owner, first._id)
       assert.equal(done?.__v, 1)
