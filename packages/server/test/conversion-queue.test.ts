@@ -105,16 +105,24 @@ for (const dialect of dialects()) {
     test("one account's queue of slow conversions does not hold back another account's tiny one", async () => {
       const slow = await signedIn(t.app, 'busy')
       const quick = await signedIn(t.app, 'quick')
-      const model = terrainStl(200_000)
+      const model = terrainStl(300_000)
       const queued: string[] = []
       for (let i = 0; i < 3; i++) {
         queued.push((await uploadFile(t.app, slow.headers, { name: `slow${i}.stl`, data: model }))._id)
       }
       const tiny = await uploadFile(t.app, quick.headers, { name: 'tiny.stl', data: stlCube('tiny') })
+      // What had started (converting or done) when the tiny one came; the rest were still queued.
+      const startedBefore = (await Promise.all(queued.map((id) => stateOf(slow, id)))).filter(
+        (s) => s !== 'queued',
+      ).length
+      assert.ok(startedBefore < queued.length, 'the busy account still had conversions queued')
       await until('the tiny model ready', async () => (await stateOf(quick, tiny._id)) === 'ready', 180_000)
       const states = await Promise.all(queued.map((id) => stateOf(slow, id)))
-      // With turns between accounts the tiny one runs right after the slow one that was running.
-      assert.ok(states.filter((s) => s === 'ready').length <= 1, `the busy account's files: ${states}`)
+      // With turns between accounts the tiny one runs right after those already started (first-in
+      // first-out ran every one of the busy account's first).
+      const readyBefore = states.filter((s) => s === 'ready').length
+      assert.ok(readyBefore <= startedBefore, `the busy account's files: ${states}, ${startedBefore} started`)
+      assert.ok(states.includes('queued'), `the busy account's files: ${states}`)
       for (const id of queued) {
         await until(`${id} ready`, async () => (await stateOf(slow, id)) === 'ready', 180_000)
       }
