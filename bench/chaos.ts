@@ -4,8 +4,9 @@
 // of attribute writes through both APIs (one `attribute_updated` event each) to a local receiver,
 // and random SIGKILLs of servers and workers (each restarted at once), some landing on an upload
 // in mid-stream or on a conversion in progress. At the end it checks: every committed event was
-// delivered (duplicates at most what was in flight), no file stuck `queued`/`converting`, no temp
-// blob or conversion folder left, and the license pool never over-committed (sampled all along).
+// delivered (duplicates at most what was in flight), no file stuck `queued`/`converting`, every file
+// `queued`/`converting` had a live job at every look while settling (filesWithoutLiveConversion), no
+// temp blob or conversion folder left, and the license pool never over-committed (sampled all along).
 //
 //   npm run chaos -- [--events 10000] [--kills 20] [--dialect sqlite|postgres|both] [--budget 600]
 import assert from 'node:assert/strict'
@@ -15,6 +16,7 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { filesWithoutLiveConversion } from '../packages/server/src/modules/files/index.ts'
 import type { Db } from '../packages/server/src/platform/db/index.ts'
 import { stlCube } from '../packages/server/test/support/models.ts'
 import { cliAccount, startServer, startWorker } from '../packages/server/test/support/process.ts'
@@ -306,9 +308,14 @@ async function undelivered(db: Db, sink: Sink): Promise<number> {
   return rows.filter((r) => !sink.unique.has(String(r.uuid))).length
 }
 
-/** Waits (within the budget) until every delivery succeeded and no file is queued or converting. */
+/**
+ * Waits (within the budget) until every delivery succeeded and no file is queued or converting.
+ * At every look, a file queued or converting must have a live job: one without would never finish.
+ */
 async function settle(db: Db, sink: Sink, started: number): Promise<void> {
   for (;;) {
+    const stranded = await filesWithoutLiveConversion(db.kysely)
+    assert.deepEqual(stranded, [], 'files queued or converting with no job that will finish them')
     const pending = await db.kysely
       .selectFrom('deliveries')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))

@@ -268,3 +268,106 @@ for (const dialect of dialects()) {
     }
   })
 }
+
+/** A file row as 0020 knows it: state `state`, `__v` = `version`. */
+function fileAt(id: string, state: string, version: number) {
+  return {
+    id,
+    owner_id: 'acc',
+    user_id: 'acc',
+    parent: '/',
+    key: `/${id}.stl`,
+    name: `${id}.stl`,
+    size: 1,
+    sha256: '',
+    state,
+    error: '',
+    progress: 0,
+    bucket: 'b',
+    blob_key: `originals/${id}`,
+    share_token: '',
+    is_link: 0,
+    allow_live_public_meetings: 0,
+    roles: '[]',
+    attributes: '{}',
+    scene_tree_names: '[]',
+    scene_tree_roots: '[]',
+    favorited_by: '[]',
+    type: 'file',
+    created_at: NOW,
+    updated_at: NOW,
+    revision_date: NOW,
+    version,
+    optimized_key: null,
+    optimized_size: 0,
+    optimized_sha256: '',
+  }
+}
+
+for (const dialect of dialects()) {
+  describe(`0021_conversion_revisions_fairness on ${dialect.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void> = async () => {}
+    before(async () => {
+      const opened = await dialect.open('0020_outbox_pages')
+      db = opened.db
+      drop = opened.drop
+      await seed(db)
+      // shared: converting its revision, then shared (`__v` 1 → 2) while its job (queued at 1) ran.
+      // revised: revision 0's job still running when revision `__v` 1 came with its own job.
+      // stranded: a revoke made its job drop itself; nothing will ever finish it.
+      await db.kysely
+        .insertInto('files')
+        .values([
+          fileAt('shared', 'converting', 2),
+          fileAt('revised', 'queued', 1),
+          fileAt('stranded', 'converting', 3),
+        ])
+        .execute()
+      const job = (id: string, file: string, version: number, state: string, created: number) =>
+        sql`insert into jobs (id, kind, file_id, file_version, state, run_at, attempts, lease_until, leased_by,
+              last_error, created_at, updated_at)
+            values (${id}, 'convert', ${file}, ${version}, ${state}, ${NOW}, ${state === 'running' ? 1 : 0},
+              ${state === 'running' ? NOW + 60_000 : null}, ${state === 'running' ? 'w' : null}, null,
+              ${created}, ${created})`.execute(db.kysely)
+      await job('j1', 'shared', 1, 'running', NOW)
+      await job('j2', 'revised', 0, 'running', NOW)
+      await job('j3', 'revised', 1, 'queued', NOW + 1)
+      await job('j4', 'stranded', 2, 'done', NOW)
+      assert.deepEqual(await migrate(db, '0021_conversion_revisions_fairness'), [
+        '0021_conversion_revisions_fairness',
+      ])
+    })
+    after(async () => {
+      await drop()
+    })
+
+    test('jobs name their revision: a share no longer looks like a new revision', async () => {
+      const files = await db.kysely
+        .selectFrom('files')
+        .select(['id', 'revision', 'state'])
+        .orderBy('id')
+        .execute()
+      assert.deepEqual(files, [
+        { id: 'revised', revision: 1, state: 'queued' },
+        { id: 'shared', revision: 2, state: 'converting' },
+        { id: 'stranded', revision: 3, state: 'queued' },
+      ])
+      const jobs = await db.kysely
+        .selectFrom('jobs')
+        .select(['file_id', 'file_revision', 'state', 'account_id', 'claimed_at'])
+        .orderBy('file_id')
+        .orderBy('created_at')
+        .execute()
+      assert.deepEqual(jobs, [
+        // The superseded run is dropped at its outcome; the newer revision's job converts.
+        { file_id: 'revised', file_revision: -1, state: 'running', account_id: 'acc', claimed_at: null },
+        { file_id: 'revised', file_revision: 1, state: 'queued', account_id: 'acc', claimed_at: null },
+        { file_id: 'shared', file_revision: 2, state: 'running', account_id: 'acc', claimed_at: null },
+        { file_id: 'stranded', file_revision: 2, state: 'done', account_id: 'acc', claimed_at: null },
+        // The stranded file is queued again.
+        { file_id: 'stranded', file_revision: 3, state: 'queued', account_id: 'acc', claimed_at: null },
+      ])
+    })
+  })
+}

@@ -137,7 +137,7 @@ function storagePathTests(state: { t: TestApp }) {
     assert.equal(jobs.length, 1)
     assert.equal(jobs[0]?.kind, 'convert')
     assert.equal(jobs[0]?.state, 'queued')
-    assert.equal(jobs[0]?.file_version, 0)
+    assert.equal(jobs[0]?.file_revision, 0)
     assert.equal(jobs[0]?.attempts, 0)
     assert.equal(jobs[0]?.lease_until, null)
   })
@@ -227,7 +227,7 @@ function storagePathTests(state: { t: TestApp }) {
     // The queued job of the first revision is superseded by the second's.
     const jobs = await jobsOf(t, first._id)
     assert.deepEqual(
-      jobs.map((j) => [j.state, j.file_version]),
+      jobs.map((j) => [j.state, j.file_revision]),
       [['queued', 1]],
     )
     assert.equal((await filesOf(t, user.account.id)).length, 1)

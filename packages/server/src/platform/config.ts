@@ -29,6 +29,8 @@ export interface Config {
   conversionMaxMemoryBytes: number
   /** Conversions run at once by one worker process. */
   conversionConcurrency: number
+  /** Conversions one account may have running at once, across every worker process; 0: no limit. */
+  conversionAccountConcurrency: number
   logLevel: string
   /** Failed logins allowed per (username, IP) pair within `loginWindowMs` before 429. */
   loginMaxFailures: number
@@ -251,6 +253,13 @@ export const VARIABLES: Variable[] = [
     default: '1',
     help: 'conversions one worker process runs at once (each in its own child process)',
     parse: integer(1, 64),
+  },
+  {
+    name: 'TESSERA_CONVERSION_ACCOUNT_CONCURRENCY',
+    key: 'conversionAccountConcurrency',
+    default: '0',
+    help: 'conversions one account may have running at once across all workers (0 = no limit; a slot stays free for others)',
+    parse: integer(0, 1024),
   },
   {
     name: 'TESSERA_LOG_LEVEL',

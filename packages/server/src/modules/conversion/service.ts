@@ -34,7 +34,8 @@ const RETRY_DELAYS_MS = [1_000, 2_000, 4_000]
 export interface ClaimedJob {
   jobId: string
   fileId: string
-  version: number
+  /** The file's revision number this job converts (not its `__v`: a share moves that, not this). */
+  revision: number
   fileName: string
   blobKey: string
   /** 1 for the first run. */
@@ -55,11 +56,13 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
     let discard: string[] = []
     const step = await db.kysely.transaction().execute(async (tx): Promise<ClaimedJob | 'again' | null> => {
       // Two workers after the same job queue on its file's lock; the second finds it taken.
-      const job = await queue.lockNextDueJob(db, tx, 'convert', now, ({ fileId }) => lockFile(db, tx, fileId))
+      const claim = { kind: 'convert' as const, now, accountLimit: ctx.config.conversionAccountConcurrency }
+      const job = await queue.lockNextDueJob(db, tx, claim, ({ fileId }) => lockFile(db, tx, fileId))
       if (job === null) return null
       if (job === 'taken') return 'again'
       const file = await conversionSource(tx, job.file_id)
-      if (!file || file.version !== job.file_version) {
+      // Only a newer revision (or the file's deletion) supersedes a job, never a share or the like.
+      if (!file || file.revision !== job.file_revision) {
         await queue.deleteJob(tx, job.id)
         return 'again'
       }
@@ -72,11 +75,11 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
       }
       const leaseUntil = now + leaseMs(ctx.config.conversionTimeoutMs)
       await queue.leaseJob(tx, job.id, { workerId, leaseUntil, now })
-      await markConverting(tx, file.id, file.version, now)
+      await markConverting(tx, file.id, file.revision, now)
       return {
         jobId: job.id,
         fileId: file.id,
-        version: file.version,
+        revision: file.revision,
         fileName: file.name,
         blobKey: file.blob_key,
         attempt: job.attempts + 1,
@@ -89,7 +92,7 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
 }
 
 export async function recordProgress(ctx: Ctx, job: ClaimedJob, percent: number): Promise<void> {
-  await reportProgress(ctx.db.kysely, job.fileId, job.version, percent)
+  await reportProgress(ctx.db.kysely, job.fileId, job.revision, percent)
 }
 
 /** Records what a run came to; answers what happened, for logs and tests. */
@@ -147,7 +150,7 @@ async function whileCurrent<T>(
     const row = await queue.findJob(tx, job.jobId)
     if (row?.state !== 'running' || row.leased_by !== job.workerId) return null
     const file = await conversionSource(tx, job.fileId)
-    if (!file || file.version !== job.version) {
+    if (!file || file.revision !== job.revision) {
       await queue.deleteJob(tx, job.jobId)
       return null
     }
@@ -248,7 +251,7 @@ async function requeue(
       giveBackAttempt: how.giveBackAttempt,
       now,
     })
-    await markQueued(tx, job.fileId, job.version, now)
+    await markQueued(tx, job.fileId, job.revision, now)
     return true
   })
   return done ? 'requeued' : 'superseded'

@@ -1,10 +1,12 @@
 // The conversion worker: claims due conversion jobs (at most TESSERA_CONVERSION_CONCURRENCY at once),
 // runs each in its own child process and records the outcome. Woken directly by uploads in this
 // process, by NOTIFY on PostgreSQL, and by a slow poll that also picks up the jobs of crashed
-// workers once their lease has run out.
+// workers once their lease has run out. At each wake it also stops the runs whose job was dropped
+// (the file deleted, a newer revision uploaded: both wake the workers) or taken over.
 import { randomUUID } from 'node:crypto'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db } from '../../platform/db/index.ts'
+import { heldJobs } from '../../platform/job-queue.ts'
 import { jobsChannel, listenForWork } from '../../platform/jobs.ts'
 import { ProgressWriter } from './progress.ts'
 import { ConversionRun } from './runner.ts'
@@ -23,7 +25,8 @@ export class ConversionWorker {
   readonly #ctx: ConversionWorkerOptions['ctx']
   readonly #log: AppContext['log']
   readonly #pollMs: number
-  readonly #runs = new Map<string, { run: ConversionRun; done: Promise<void> }>()
+  /** Runs by job ID; `over` once the child's outcome is in, or once #stopDropped killed it. */
+  readonly #runs = new Map<string, { run: ConversionRun; done: Promise<void>; over: boolean }>()
   #running = false
   #loop: Promise<void> | null = null
   #woken = false
@@ -72,6 +75,7 @@ export class ConversionWorker {
       this.#woken = false
       try {
         await this.#recovery.takeOver()
+        await this.#stopDropped()
         while (this.#running && this.#runs.size < this.#ctx.config.conversionConcurrency) {
           const job = await claimNext(this.#ctx, this.id)
           if (!job) break
@@ -81,6 +85,24 @@ export class ConversionWorker {
         this.#log.error({ err }, 'claiming conversion jobs failed; retrying')
       }
       await this.#sleep(this.#pollMs)
+    }
+  }
+
+  /**
+   * Kills the runs whose job is no longer ours: dropped with its file or by a newer revision, or
+   * taken over after the lease ran out. Their outcome then finds the job gone and stores nothing.
+   */
+  async #stopDropped(): Promise<void> {
+    if (this.#runs.size === 0) return
+    const held = await heldJobs(this.db.kysely, this.id, [...this.#runs.keys()])
+    for (const [jobId, entry] of this.#runs) {
+      if (held.has(jobId) || entry.over) continue
+      entry.over = true
+      this.#log.info(
+        { jobId },
+        'conversion stopped: its job is gone (file deleted, newer revision) or taken over',
+      )
+      entry.run.abort()
     }
   }
 
@@ -102,7 +124,13 @@ export class ConversionWorker {
       this.#runs.delete(job.jobId)
       this.wake() // a slot is free
     })
-    this.#runs.set(job.jobId, { run, done })
+    const entry = { run, done, over: false }
+    const over = (): void => {
+      entry.over = true
+    }
+    // Never rejects: both handlers only set the flag (#finish handles the outcome itself).
+    void run.outcome.then(over, over)
+    this.#runs.set(job.jobId, entry)
   }
 
   async #finish(

@@ -19,6 +19,7 @@ export { refreshRolesOfAccount } from './sharing.ts'
 export {
   type ConversionSource,
   conversionSource,
+  filesWithoutLiveConversion,
   markConverting,
   markFailed,
   markQueued,

@@ -139,9 +139,10 @@ export function updateRevision(db: Executor, fileId: string, update: RevisionUpd
       updated_at: update.now,
       revision_date: update.revisionDate,
       version: eb('version', '+', 1),
+      revision: eb('revision', '+', 1),
     }))
     .where('id', '=', fileId)
-    .returning(['version'])
+    .returning(['version', 'revision'])
     .executeTakeFirst()
 }
 
@@ -192,26 +193,26 @@ export function setRoles(db: Executor, fileId: string, roles: string, now: numbe
 export function findConversionSource(db: Executor, fileId: string) {
   return db
     .selectFrom('files')
-    .select(['id', 'owner_id', 'name', 'version', 'blob_key', 'optimized_key', 'thumbnail_key'])
+    .select(['id', 'owner_id', 'name', 'revision', 'blob_key', 'optimized_key', 'thumbnail_key'])
     .where('id', '=', fileId)
     .executeTakeFirst()
 }
 
 /**
- * State of revision `version` (no-op once a newer revision exists). Progress is left as it is: a
+ * State of revision `revision` (no-op once a newer revision exists). Progress is left as it is: a
  * retry of the same revision holds what readers saw (only a new revision starts again at 0).
  */
 export function setRevisionState(
   db: Executor,
   fileId: string,
-  version: number,
+  revision: number,
   update: { state: string; now: number },
 ): Promise<unknown> {
   return db
     .updateTable('files')
     .set({ state: update.state, updated_at: update.now })
     .where('id', '=', fileId)
-    .where('version', '=', version)
+    .where('revision', '=', revision)
     .execute()
 }
 
@@ -222,14 +223,14 @@ export function setRevisionState(
 export function setConvertingProgress(
   db: Executor,
   fileId: string,
-  version: number,
+  revision: number,
   progress: number,
 ): Promise<unknown> {
   return db
     .updateTable('files')
     .set({ progress })
     .where('id', '=', fileId)
-    .where('version', '=', version)
+    .where('revision', '=', revision)
     .where('state', '=', 'converting')
     .where('progress', '<', progress)
     .execute()
@@ -274,4 +275,27 @@ export function storeConversionOutcome(
     })
     .where('id', '=', fileId)
     .execute()
+}
+
+/** Files `queued` or `converting` with no queued or running `convert` job of their current revision. */
+export async function findFilesWithoutLiveConversion(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('files')
+    .select('files.id')
+    .where('files.state', 'in', ['queued', 'converting'])
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('jobs')
+            .select('jobs.id')
+            .whereRef('jobs.file_id', '=', 'files.id')
+            .whereRef('jobs.file_revision', '=', 'files.revision')
+            .where('jobs.kind', '=', 'convert')
+            .where('jobs.state', 'in', ['queued', 'running']),
+        ),
+      ),
+    )
+    .orderBy('files.id')
+    .execute()
+  return rows.map((row) => row.id)
 }

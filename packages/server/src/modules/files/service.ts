@@ -80,7 +80,8 @@ export async function deleteFile(ctx: AppContext, accountId: string, fileId: str
   const { blobKeys, revisions } = await db.kysely.transaction().execute(async (tx) => {
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'owner')
-    await dropFileJobs(tx, fileId)
+    // A running conversion of it is stopped by its worker, woken at commit (job-queue.ts).
+    await dropFileJobs(db, tx, fileId)
     const pruned = await pruneAllRevisions(tx, fileId, Date.now())
     return { blobKeys: await repo.deleteFile(tx, fileId), revisions: pruned }
   })

@@ -14,31 +14,32 @@ export function conversionSource(db: Executor, fileId: string): Promise<Conversi
 }
 
 /**
- * Revision `version` is being converted; no-op once a newer revision exists. Progress keeps its value:
+ * Revision `revision` (the file's revision number, not its `__v`) is being converted; no-op once a
+ * newer revision exists. Progress keeps its value:
  * 0 for a first run, the earlier run's high-water mark for a retry (it never goes backwards).
  */
 export async function markConverting(
   db: Executor,
   fileId: string,
-  version: number,
+  revision: number,
   now: number,
 ): Promise<void> {
-  await repo.setRevisionState(db, fileId, version, { state: 'converting', now })
+  await repo.setRevisionState(db, fileId, revision, { state: 'converting', now })
 }
 
-/** Revision `version` waits for another run (progress held); no-op once a newer revision exists. */
-export async function markQueued(db: Executor, fileId: string, version: number, now: number): Promise<void> {
-  await repo.setRevisionState(db, fileId, version, { state: 'queued', now })
+/** Revision `revision` waits for another run (progress held); no-op once a newer revision exists. */
+export async function markQueued(db: Executor, fileId: string, revision: number, now: number): Promise<void> {
+  await repo.setRevisionState(db, fileId, revision, { state: 'queued', now })
 }
 
 /** Progress (percent) of a running conversion; ignored once the revision left `converting`. */
 export async function reportProgress(
   db: Executor,
   fileId: string,
-  version: number,
+  revision: number,
   percent: number,
 ): Promise<void> {
-  await repo.setConvertingProgress(db, fileId, version, percent)
+  await repo.setConvertingProgress(db, fileId, revision, percent)
 }
 
 const NO_ASSET: repo.OptimizedAsset = { key: null, size: 0, sha256: '' }
@@ -77,4 +78,14 @@ export async function markFailed(db: Executor, fileId: string, reason: string, n
     thumbnail: NO_ASSET,
     now,
   })
+}
+
+/**
+ * The invariant of conversion states: every file `queued` or `converting` has a live job for its
+ * current revision (queued, or running — under a lease, or one that ran out and is taken over next),
+ * so something will finish it. Answers the IDs of files that break it (none, when all is well); for
+ * tests and `bench/chaos.ts`.
+ */
+export function filesWithoutLiveConversion(db: Executor): Promise<string[]> {
+  return repo.findFilesWithoutLiveConversion(db)
 }

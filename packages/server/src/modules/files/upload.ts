@@ -9,7 +9,7 @@ import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Tx } from '../../platform/db/index.ts'
 import { newId } from '../../platform/ids.ts'
-import { dropQueuedJobs, enqueueJob } from '../../platform/job-queue.ts'
+import { dropPendingJobs, enqueueJob } from '../../platform/job-queue.ts'
 import { fileReaderIds } from './access.ts'
 import { lockFile, lockFilePath } from './locks.ts'
 import { fileKey } from './names.ts'
@@ -41,7 +41,8 @@ export interface NewUpload {
 /** Where an upload went: which revision of which file, and the earlier revisions it pruned. */
 interface StoredRevision {
   fileId: string
-  version: number
+  /** The file's revision number (not its `__v`, which shares move too). */
+  revision: number
   pruned: PrunedRevision[]
 }
 
@@ -69,11 +70,12 @@ export async function commitUpload(
       await lockFilePath(ctx.db, tx, accountId, key)
       const target = { accountId, key, upload, now: Date.now() }
       const stored = (await storeRevision(ctx, tx, target)) ?? (await storeNewFile(ctx, tx, target))
-      // `fileVersion` lets a worker drop a job that a newer revision superseded.
+      // `fileRevision` lets a worker drop a job that a newer revision superseded (and only that).
       await enqueueJob(ctx.db, tx, {
         kind: 'convert',
         fileId: stored.fileId,
-        fileVersion: stored.version,
+        fileRevision: stored.revision,
+        accountId,
         now: target.now,
       })
       const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
@@ -90,8 +92,8 @@ export async function commitUpload(
 
 /**
  * The next revision of the caller's file at the path, if there is one: new content, conversion
- * results reset, the previous revision's queued conversion dropped, the replaced revision kept in
- * the file's history.
+ * results reset, the previous revision's conversion dropped (queued, or running: its worker is woken
+ * and stops it), the replaced revision kept in the file's history.
  */
 async function storeRevision(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision | null> {
   const { upload, now } = target
@@ -114,8 +116,8 @@ async function storeRevision(ctx: AppContext, tx: Tx, target: UploadTarget): Pro
     revisionDate: Math.max(now, current.revision_date + 1),
   })
   if (!revised) throw new Error(`File ${existing.id} vanished under its lock.`)
-  await dropQueuedJobs(tx, { fileId: existing.id, kind: 'convert' })
-  return { fileId: existing.id, version: revised.version, pruned: kept.pruned }
+  await dropPendingJobs(ctx.db, tx, { fileId: existing.id, kind: 'convert' })
+  return { fileId: existing.id, revision: revised.revision, pruned: kept.pruned }
 }
 
 async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision> {
@@ -152,7 +154,7 @@ async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Prom
     optimized_size: 0,
     optimized_sha256: '',
   })
-  return { fileId, version: 0, pruned: [] }
+  return { fileId, revision: 0, pruned: [] }
 }
 
 /** Emits `file_uploaded` with the record as the uploader sees it; answers that record. */

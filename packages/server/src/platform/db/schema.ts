@@ -60,7 +60,13 @@ export interface FilesTable {
   created_at: number
   updated_at: number
   revision_date: number
+  /** The API's `__v`: moves with every change of the record (a revision, a share). */
   version: number
+  /**
+   * The revision number (migration 0021): +1 for each new revision and for nothing else; conversion
+   * jobs name the revision they convert by it.
+   */
+  revision: Generated<number>
   /** The optimized GLB (null until a conversion of this file succeeded). */
   optimized_key: string | null
   optimized_size: number
@@ -197,8 +203,15 @@ export interface JobsTable {
   /** 'convert': turn the file's current revision into an optimized GLB (modules/conversion). */
   kind: string
   file_id: string
-  /** The file's `__v` the job was queued for: a job for an older revision must not touch a newer one. */
-  file_version: number
+  /**
+   * The file's `revision` the job converts: a job for an older revision must not touch a newer one
+   * (migration 0021; -1 for a legacy running job that cannot be matched to a revision).
+   */
+  file_revision: number
+  /** The account the job works for (the file's owner): claims are fair between accounts. */
+  account_id: string
+  /** When the job was last leased (ms); null until its first claim. */
+  claimed_at: number | null
   /** queued | running | done | failed (a done or failed job is kept as the conversion's record) */
   state: string
   /** Not before this time (ms). */
