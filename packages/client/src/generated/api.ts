@@ -2668,6 +2668,17 @@ export interface webhooks {
                                     [key: string]: unknown;
                                 };
                             };
+                            /**
+                             * @description present when the write was larger than TESSERA_EVENT_MAX_DATA_BYTES: nodeIdToAttributes holds the values that fit, `omitted` names the rest; read them with GET /scene/attributes?file=…
+                             * @constant
+                             */
+                            truncated?: true;
+                            /** @description truncated events only: node ID → names of the written attributes whose values were left out */
+                            omitted?: {
+                                [key: string]: string[];
+                            };
+                            /** @description truncated events only: written nodes that not even `omitted` could name within the cap */
+                            omittedNodes?: number;
                         };
                         /** @description e-mail of the webhook owner */
                         owner: string;
@@ -3813,7 +3824,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED";
         };
         /** CurrentAccount */
         CurrentAccount: {
