@@ -1135,7 +1135,7 @@ export interface paths {
         };
         /**
          * Register a webhook for one event
-         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
+         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in `secretToken`, this once. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
          */
         put: {
             parameters: {
@@ -1150,8 +1150,8 @@ export interface paths {
                         /** @description Event listened to */
                         event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                         url: string;
-                        /** @description 16 to 256 characters, not guessable in its first 72 bytes (WEAK_SECRET); kept secret, never returned */
-                        secretToken: string;
+                        /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
+                        secretToken?: string;
                     };
                 };
             };
@@ -1166,6 +1166,8 @@ export interface paths {
                             /** @enum {boolean} */
                             success: true;
                             data: components["schemas"]["Webhook"];
+                            /** @description Only when the request had no secretToken: the secret the server generated, in the Standard Webhooks form (whsec_ + base64 of 32 random bytes). Shown this once: no later call returns it */
+                            secretToken?: string;
                         };
                     };
                 };
