@@ -29,20 +29,29 @@ export interface Pruned {
   streamRows: number
 }
 
-/**
- * The smallest record id of the second `ms` falls in (platform/ids.ts: ids begin with their second
- * in hex): every id made before that second is smaller.
- */
+// No index leads from a file to its events (migration 0009 dropped it: it cost every emit a B-tree
+// page); the one from an event to its deliveries is back (0021) for the foreign key's checks when
+// events are deleted. The deliveries of a span of events are found by their primary key anyway: an
+// event and its deliveries are written with the same `now` (outbox.ts), and record ids begin with
+// their second (platform/ids.ts), so they are the deliveries of that span of seconds.
+
+/** The smallest record id of the second `ms` falls in: every id made before that second is smaller. */
 export function firstIdOfSecond(ms: number): string {
   return `${Math.max(0, Math.floor(ms / 1000))
     .toString(16)
     .padStart(8, '0')}${'0'.repeat(16)}`
 }
 
-/** Events with ids below this are past retention, by age or by count. */
+/** The millisecond at which the second of record id `id` starts. */
+const secondOf = (id: string) => Number.parseInt(id.slice(0, 8), 16) * 1000
+
+/**
+ * Events (and deliveries) with ids below this are past retention, by age or by count. By count
+ * the cut falls on a second boundary: the second of the eventMaxRows-th newest event is kept
+ * whole, so up to a second's worth of events more than the cap may stay.
+ */
 async function cutoffId(db: Executor, config: RetentionConfig, now: number): Promise<string> {
   const byAge = firstIdOfSecond(now - config.eventRetentionMs)
-  // The eventMaxRows-th newest event: the ones below it are beyond the cap.
   const last = await db
     .selectFrom('events')
     .select('id')
@@ -50,7 +59,8 @@ async function cutoffId(db: Executor, config: RetentionConfig, now: number): Pro
     .limit(1)
     .offset(config.eventMaxRows - 1)
     .executeTakeFirst()
-  return last && last.id > byAge ? last.id : byAge
+  const byCount = last ? firstIdOfSecond(secondOf(last.id)) : ''
+  return byCount > byAge ? byCount : byAge
 }
 
 class Budget {
@@ -62,22 +72,16 @@ class Budget {
   }
 }
 
-/** Finished deliveries of the events below `below` (or of one file's events), batch by batch. */
-async function pruneDeliveries(db: Db, budget: Budget, scope: { below?: string; fileId?: string }) {
+/** Finished deliveries with ids in [from, below) (and of `eventIds` when given), batch by batch. */
+async function pruneDeliveries(db: Db, budget: Budget, span: Span, eventIds?: string[]): Promise<void> {
   while (budget.take()) {
     const batch = db.kysely
-      .selectFrom('deliveries as d')
-      .select('d.id')
-      .where('d.status', 'in', FINISHED)
-      .$if(scope.below !== undefined, (q) => q.where('d.event_id', '<', scope.below ?? ''))
-      .$if(scope.fileId !== undefined, (q) =>
-        q.where('d.event_id', 'in', (eb) =>
-          eb
-            .selectFrom('events')
-            .select('id')
-            .where('file_id', '=', scope.fileId ?? ''),
-        ),
-      )
+      .selectFrom('deliveries')
+      .select('id')
+      .where('id', '>=', span.from)
+      .where('id', '<', span.below)
+      .where('status', 'in', FINISHED)
+      .$if(eventIds !== undefined, (q) => q.where('event_id', 'in', eventIds ?? []))
       .limit(BATCH)
     const result = await db.kysely.deleteFrom('deliveries').where('id', 'in', batch).executeTakeFirst()
     const n = Number(result.numDeletedRows)
@@ -86,23 +90,29 @@ async function pruneDeliveries(db: Db, budget: Budget, scope: { below?: string; 
   }
 }
 
-/** Events below `below` (or of one file) without a delivery left, with their stream rows. */
-async function pruneEventRows(db: Db, budget: Budget, scope: { below?: string; fileId?: string }) {
+interface Span {
+  from: string
+  below: string
+}
+
+/** Events below `below` without a delivery left (only unfinished ones are, by now), batch by batch. */
+async function pruneOldEvents(db: Db, budget: Budget, below: string): Promise<void> {
   while (budget.take()) {
     const rows = await db.kysely
-      .selectFrom('events as e')
-      .select('e.id')
-      .$if(scope.below !== undefined, (q) => q.where('e.id', '<', scope.below ?? ''))
-      .$if(scope.fileId !== undefined, (q) => q.where('e.file_id', '=', scope.fileId ?? ''))
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
-      )
-      .orderBy('e.id')
+      .selectFrom('events')
+      .select('id')
+      .where('id', '<', below)
+      .where('id', 'not in', (eb) => eb.selectFrom('deliveries').select('event_id').where('id', '<', below))
+      .orderBy('id')
       .limit(BATCH)
       .execute()
-    const ids = rows.map((row) => row.id)
-    if (ids.length > 0) await deleteEvents(db, budget, ids)
-    if (ids.length < BATCH) return
+    if (rows.length > 0)
+      await deleteEvents(
+        db,
+        budget,
+        rows.map((row) => row.id),
+      )
+    if (rows.length < BATCH) return
   }
 }
 
@@ -120,36 +130,63 @@ async function deleteEvents(db: Db, budget: Budget, ids: string[]): Promise<void
   })
 }
 
-/** Forgets the events of deleted files that have been gone long enough, file by file. */
-async function pruneDeletedFiles(db: Db, budget: Budget, config: RetentionConfig, now: number) {
-  const files = await db.kysely
-    .selectFrom('deleted_files')
-    .select('file_id')
-    .where('deleted_at', '<=', now - config.eventDeletedFileRetentionMs)
-    .orderBy('deleted_at')
-    .limit(BATCH)
-    .execute()
-  for (const { file_id: fileId } of files) {
-    if (budget.batches <= 0) return
-    await pruneDeliveries(db, budget, { fileId })
-    await pruneEventRows(db, budget, { fileId })
-    const left = await db.kysely
+/**
+ * The events of files deleted at least TESSERA_EVENT_DELETED_FILE_RETENTION ago: one pass over the
+ * events in id order (no index leads from a file to its events), batch by batch; each batch's
+ * finished deliveries go (found in the batch's span of seconds), then the events left without any.
+ * A tombstone goes once a whole pass found nothing of its file still waiting for a delivery.
+ */
+async function pruneDeletedFiles(db: Db, budget: Budget, goneBefore: number): Promise<void> {
+  const waiting = new Set<string>()
+  let after = ''
+  for (;;) {
+    if (!budget.take()) return // the pass is unfinished: tombstones stay for the next sweep
+    const rows = await db.kysely
       .selectFrom('events')
-      .select('id')
-      .where('file_id', '=', fileId)
-      .limit(1)
-      .executeTakeFirst()
-    if (!left) await db.kysely.deleteFrom('deleted_files').where('file_id', '=', fileId).execute()
+      .select(['id', 'file_id'])
+      .where('id', '>', after)
+      .where('file_id', 'in', (eb) =>
+        eb.selectFrom('deleted_files').select('file_id').where('deleted_at', '<=', goneBefore),
+      )
+      .orderBy('id')
+      .limit(BATCH)
+      .execute()
+    const last = rows.at(-1)
+    if (!last) break
+    after = last.id
+    const ids = rows.map((row) => row.id)
+    const span = {
+      from: firstIdOfSecond(secondOf(ids[0] ?? '')),
+      below: firstIdOfSecond(secondOf(last.id) + 1000),
+    }
+    await pruneDeliveries(db, budget, span, ids)
+    const left = await db.kysely
+      .selectFrom('deliveries')
+      .select('event_id')
+      .where('id', '>=', span.from)
+      .where('id', '<', span.below)
+      .where('event_id', 'in', ids)
+      .execute()
+    const kept = new Set(left.map((row) => row.event_id))
+    for (const row of rows) if (kept.has(row.id)) waiting.add(row.file_id)
+    const gone = ids.filter((id) => !kept.has(id))
+    if (gone.length > 0) await deleteEvents(db, budget, gone)
+    if (rows.length < BATCH) break
   }
+  await db.kysely
+    .deleteFrom('deleted_files')
+    .where('deleted_at', '<=', goneBefore)
+    .$if(waiting.size > 0, (q) => q.where('file_id', 'not in', [...waiting]))
+    .execute()
 }
 
 /** One sweep: at most BATCHES_PER_SWEEP statements of at most BATCH rows each. */
 export async function pruneEvents(db: Db, config: RetentionConfig, now = Date.now()): Promise<Pruned> {
   const budget = new Budget()
   const below = await cutoffId(db.kysely, config, now)
-  await pruneDeliveries(db, budget, { below })
-  await pruneEventRows(db, budget, { below })
-  await pruneDeletedFiles(db, budget, config, now)
+  await pruneDeliveries(db, budget, { from: '', below })
+  await pruneOldEvents(db, budget, below)
+  await pruneDeletedFiles(db, budget, now - config.eventDeletedFileRetentionMs)
   return budget.pruned
 }
 
