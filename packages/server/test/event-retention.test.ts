@@ -2,9 +2,11 @@
 // values, past it), delivered events are pruned by age and by count while pending ones stay, and a
 // deleted file's events go once delivered. Every dialect.
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { pruneEvents, type RetentionConfig } from '../src/events/index.ts'
+import { newId } from '../src/platform/ids.ts'
 import { signedIn } from './support/api.ts'
 import { insertFileRow, type Member } from './support/file-rows.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
@@ -147,6 +149,87 @@ for (const dialect of dialects()) {
         ids.slice(3),
       )
       assert.equal((await deliveriesOf(ids))[0]?.status, 'pending')
+    })
+
+    test('many old events go batch by batch, with their attempts; a pending one stays', async () => {
+      const webhook = await t.db.kysely
+        .selectFrom('webhooks')
+        .select('id')
+        .where('owner_id', '=', owner.account.id)
+        .executeTakeFirstOrThrow()
+      const fileId = await insertFileRow(t.app, owner.account.id)
+      const old = Date.now() - 40 * DAY
+      const ids: string[] = []
+      for (let chunk = 0; chunk < 3; chunk++) {
+        const events = []
+        const deliveries = []
+        const attempts = []
+        for (let i = 0; i < 400; i++) {
+          const at = old + (chunk * 400 + i) * 1000
+          const id = newId(at)
+          const deliveryId = newId(at)
+          ids.push(id)
+          events.push({
+            id,
+            event: 'attribute_updated',
+            file_id: fileId,
+            data: '{}',
+            run_timestamp: at,
+            created_at: at,
+          })
+          deliveries.push({
+            id: deliveryId,
+            uuid: randomUUID(),
+            event_id: id,
+            webhook_id: webhook.id,
+            owner_email: owner.account.email,
+            status: chunk === 2 && i === 399 ? 'pending' : 'succeeded',
+            attempts: 1,
+            next_attempt_at: at,
+            lease_expires_at: null,
+            leased_by: null,
+            last_status_code: 200,
+            last_error_code: null,
+            created_at: at,
+            updated_at: at,
+            completed_at: at,
+            is_test: 0,
+          })
+          attempts.push({
+            id: newId(at),
+            delivery_id: deliveryId,
+            attempt: 1,
+            started_at: at,
+            duration_ms: 1,
+            status_code: 200,
+            error_code: null,
+            error_message: null,
+            response_excerpt: '',
+          })
+        }
+        await t.db.kysely.insertInto('events').values(events).execute()
+        await t.db.kysely.insertInto('deliveries').values(deliveries).execute()
+        await t.db.kysely.insertInto('delivery_attempts').values(attempts).execute()
+      }
+      const pruned = await pruneEvents(t.db, retention())
+      assert.ok(pruned.events >= 1199 && pruned.deliveries >= 1199, JSON.stringify(pruned))
+      assert.deepEqual(
+        (await eventsOf(fileId)).map((e) => e.id),
+        ids.slice(-1),
+      )
+      const attemptsLeft = await t.db.kysely
+        .selectFrom('delivery_attempts as a')
+        .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
+        .select('a.id')
+        .where('d.event_id', 'in', ids)
+        .execute()
+      assert.equal(attemptsLeft.length, 1)
+      const orphans = await t.db.kysely
+        .selectFrom('delivery_attempts')
+        .select('id')
+        .where('delivery_id', 'not in', (eb) => eb.selectFrom('deliveries').select('id'))
+        .execute()
+      assert.equal(orphans.length, 0)
     })
 
     test('a deleted file’s events go once delivered and the file has been gone long enough', async () => {
