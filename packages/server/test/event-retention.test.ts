@@ -5,11 +5,12 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { pruneEvents, type RetentionConfig } from '../src/events/index.ts'
+import { EventRetention, pruneEvents, type RetentionConfig } from '../src/events/index.ts'
 import { newId } from '../src/platform/ids.ts'
 import { signedIn } from './support/api.ts'
 import { insertFileRow, type Member } from './support/file-rows.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
+import { until } from './support/receiver.ts'
 
 const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 const DAY = 86_400_000
@@ -230,6 +231,30 @@ for (const dialect of dialects()) {
         .where('delivery_id', 'not in', (eb) => eb.selectFrom('deliveries').select('id'))
         .execute()
       assert.equal(orphans.length, 0)
+    })
+
+    test('EventRetention sweeps at start and stops cleanly', async () => {
+      const fileId = await insertFileRow(t.app, owner.account.id)
+      const at = Date.now() - 40 * DAY
+      const id = newId(at)
+      await t.db.kysely
+        .insertInto('events')
+        .values({
+          id,
+          event: 'attribute_updated',
+          file_id: fileId,
+          data: '{}',
+          run_timestamp: at,
+          created_at: at,
+        })
+        .execute()
+      const sweeper = new EventRetention(t.db, retention(), t.app.ctx.log)
+      sweeper.start()
+      try {
+        await until('the old event pruned', async () => (await eventsOf(fileId)).length === 0)
+      } finally {
+        await sweeper.stop()
+      }
     })
 
     test('a deleted file’s events go once delivered and the file has been gone long enough', async () => {

@@ -27,6 +27,8 @@ export interface Pruned {
   events: number
   deliveries: number
   streamRows: number
+  /** The sweep used its whole budget: more may be due (EventRetention sweeps again soon). */
+  more: boolean
 }
 
 // No index leads from a file to its events (migration 0009 dropped it: it cost every emit a B-tree
@@ -65,9 +67,10 @@ async function cutoffId(db: Executor, config: RetentionConfig, now: number): Pro
 
 class Budget {
   batches = BATCHES_PER_SWEEP
-  readonly pruned: Pruned = { events: 0, deliveries: 0, streamRows: 0 }
+  readonly pruned: Pruned = { events: 0, deliveries: 0, streamRows: 0, more: false }
   take(): boolean {
     this.batches -= 1
+    if (this.batches < 0) this.pruned.more = true
     return this.batches >= 0
   }
 }
@@ -137,6 +140,13 @@ async function deleteEvents(db: Db, budget: Budget, ids: string[]): Promise<void
  * A tombstone goes once a whole pass found nothing of its file still waiting for a delivery.
  */
 async function pruneDeletedFiles(db: Db, budget: Budget, goneBefore: number): Promise<void> {
+  const due = await db.kysely
+    .selectFrom('deleted_files')
+    .select('file_id')
+    .where('deleted_at', '<=', goneBefore)
+    .limit(1)
+    .executeTakeFirst()
+  if (!due) return // no pass over the events then
   const waiting = new Set<string>()
   let after = ''
   for (;;) {
@@ -201,12 +211,17 @@ export async function noteFileDeleted(tx: Executor, fileId: string, now: number)
 
 /** How often a process with a delivery worker sweeps. */
 export const SWEEP_EVERY_MS = 10 * 60_000
+/** The pause before the next sweep when one used its whole budget (a backlog is worked off). */
+const BACKLOG_PAUSE_MS = 1000
 
-/** Runs pruneEvents now and every SWEEP_EVERY_MS until stopped. */
+/**
+ * Runs pruneEvents now and every SWEEP_EVERY_MS until stopped; again after BACKLOG_PAUSE_MS while
+ * a sweep finds more than its budget.
+ */
 export class EventRetention {
   #timer: NodeJS.Timeout | null = null
+  #backlog: NodeJS.Timeout | null = null
   #sweep: Promise<void> = Promise.resolve()
-
   readonly #db: Db
   readonly #config: RetentionConfig
   readonly #log: Logger
@@ -219,25 +234,36 @@ export class EventRetention {
 
   start(): void {
     if (this.#timer) return
-    const tick = () => {
-      this.#sweep = this.#sweep.then(() => this.#once())
-    }
-    this.#timer = setInterval(tick, SWEEP_EVERY_MS)
+    this.#timer = setInterval(() => this.#queue(), SWEEP_EVERY_MS)
     this.#timer.unref()
-    tick()
+    this.#queue()
   }
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer)
+    if (this.#backlog) clearTimeout(this.#backlog)
     this.#timer = null
+    this.#backlog = null
     await this.#sweep
   }
 
+  #queue(): void {
+    this.#sweep = this.#sweep.then(() => this.#once())
+  }
+
   async #once(): Promise<void> {
+    if (!this.#timer) return // stopped meanwhile
     try {
       const pruned = await pruneEvents(this.#db, this.#config)
       if (pruned.events + pruned.deliveries + pruned.streamRows > 0)
         this.#log.info({ pruned }, 'event log: pruned past retention')
+      if (pruned.more && this.#timer && !this.#backlog) {
+        this.#backlog = setTimeout(() => {
+          this.#backlog = null
+          this.#queue()
+        }, BACKLOG_PAUSE_MS)
+        this.#backlog.unref()
+      }
     } catch (err) {
       this.#log.warn({ err }, 'event log: pruning failed; the next sweep tries again')
     }
