@@ -19,6 +19,7 @@ export type { SessionOptions } from './session.ts'
 export type * from './types.ts'
 export type { UploadOptions, UploadSource } from './upload.ts'
 export type {
+  CreatedWebhook,
   DeliveryPage,
   DeliveryQuery,
   RecoverResult,

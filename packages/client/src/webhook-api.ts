@@ -6,6 +6,8 @@ export type WebhookInput = JsonBody<'/webhook/', 'put'>
 export type WebhookUpdate = JsonBody<'/webhook/{id}', 'patch'>
 /** `{type: "webhook", id, attributes}`; the secret is never returned. */
 export type WebhookResource = Answer<'/webhook/{id}', 'get'>['data']
+/** A created webhook; `secretToken` only when the server generated it (shown once). */
+export type CreatedWebhook = WebhookResource & { secretToken?: string }
 export type DeliveryPage = Answer<'/webhook/{id}/deliveries', 'get'>
 export type RecoverResult = Answer<'/webhook/{id}/recover', 'post'>
 
@@ -23,8 +25,16 @@ export class Webhooks {
     this.api = api
   }
 
-  async create(input: WebhookInput): Promise<WebhookResource> {
-    return (await unwrap(this.api.PUT('/webhook/', { body: input }))).data
+  /**
+   * Registers a webhook. Without `secretToken` the server generates one (`whsec_` + base64 of 32
+   * random bytes) and the answer carries it in `secretToken`, this once: store it now, no later
+   * call returns it. With one, the answer has no `secretToken`.
+   */
+  async create(input: WebhookInput): Promise<CreatedWebhook> {
+    const answer = await unwrap(this.api.PUT('/webhook/', { body: input }))
+    return answer.secretToken === undefined
+      ? answer.data
+      : { ...answer.data, secretToken: answer.secretToken }
   }
 
   async list(): Promise<WebhookResource[]> {

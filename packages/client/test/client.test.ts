@@ -168,6 +168,13 @@ for (const dialect of targetNames()) {
         url: `${receiver.url}/x`,
         secretToken: SECRET,
       })
+      assert.equal(hook.secretToken, undefined, 'a given secret is not echoed')
+      // Without one the server generates it and answers it this once.
+      const generated = await tessera.webhooks.create({ event: 'file_optimized', url: `${receiver.url}/g` })
+      assert.match(generated.secretToken ?? '', /^whsec_[A-Za-z0-9+/]{43}=$/)
+      assert.equal((await tessera.webhooks.get(generated.id)).attributes.disabled, false)
+      assert.ok(!JSON.stringify(await tessera.webhooks.list()).includes(generated.secretToken ?? '-'))
+      await tessera.webhooks.delete(generated.id)
       assert.equal((await tessera.webhooks.update(hook.id, { disabled: true })).attributes.disabled, true)
       assert.ok((await tessera.webhooks.list()).some((w) => w.id === hook.id))
       await tessera.webhooks.delete(hook.id)

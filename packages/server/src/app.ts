@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { consoleRoutes } from './console.ts'
 import { type DeliveryMetrics, DeliveryWorker } from './delivery/index.ts'
+import { EventRetention } from './events/index.ts'
 import { accountRoutes, timingDummy } from './modules/accounts/index.ts'
 import { adminRoutes } from './modules/admin/index.ts'
 import { annotationRoutes } from './modules/annotations/index.ts'
@@ -151,9 +152,15 @@ function startWorkers(
       metrics,
       handOff: ctx.deliveryHandOff,
     })
-    app.addHook('onReady', async () => deliveries.start())
+    const retention = new EventRetention(ctx.db, ctx.config, ctx.log)
+    app.addHook('onReady', async () => {
+      deliveries.start()
+      retention.start()
+    })
     // preClose: before the database closes; in-flight attempts finish, leases are released.
-    app.addHook('preClose', async () => deliveries.stop())
+    app.addHook('preClose', async () => {
+      await Promise.all([deliveries.stop(), retention.stop()])
+    })
   }
   if (options.conversions ?? options.workers !== false) {
     const conversions = new ConversionWorker({ ctx })

@@ -1,7 +1,7 @@
 // Webhook secrets (hardening batch 3): guessable classes refused by zxcvbn-ts, bcrypt's 72-byte
 // rule, the bounded and cheap estimate, per-account rate limits, and x-service-token on rotation.
 import assert from 'node:assert/strict'
-import { randomBytes, randomInt, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto'
 import { after, before, describe, it, test } from 'node:test'
 import * as common from '@zxcvbn-ts/language-common'
 import { compare } from 'bcryptjs'
@@ -55,6 +55,56 @@ describe('secretStrength: guessable classes', () => {
   })
 })
 
+describe('secretStrength: leetspeak, other scripts, invisible characters, well-known digests', () => {
+  const zeroWidth = 's\u200becret\u200bsecret\u200bs\u200becret\u200bsecret\u200b'
+  const weak: Array<[string, string, RegExp]> = [
+    ['leetspeak', 'W3bh00kS3cr3tK3y!', /predictable/],
+    ['leetspeak password, year and role', 'P@55w0rd_2024_Adm1n', /predictable/],
+    ['Cyrillic dictionary word around a sequence', 'пароль123456789пароль', /predictable/],
+    ['zero-width padding', zeroWidth, /invisible/],
+    ['byte order mark', `\ufeff${randomHex(16)}`, /invisible/],
+    ['bidi mark', `${randomHex(16)}\u202e`, /invisible/],
+    ['control character', `${randomHex(16)}\u0007`, /invisible/],
+    ['MD5 of the empty string', 'd41d8cd98f00b204e9800998ecf8427e', /hash/],
+    ['words of the trade', 'our-company-webhook-secret', /predictable/],
+    ['short words of a sentence', 'ilovemydogandmycat', /predictable/],
+  ]
+  for (const algorithm of ['md5', 'sha1', 'sha256']) {
+    for (const word of ['', 'password', 'secret', 'admin', 'test']) {
+      const digest = createHash(algorithm).update(word).digest('hex')
+      weak.push([`${algorithm} of ${JSON.stringify(word)}`, digest, /hash/])
+      weak.push([`${algorithm} of ${JSON.stringify(word)}, upper case`, digest.toUpperCase(), /hash/])
+    }
+  }
+  for (const [kind, secret, reason] of weak) {
+    it(`refuses ${kind}: ${JSON.stringify(secret)}`, () => {
+      assert.match(secretStrength(secret) ?? 'accepted', reason)
+    })
+  }
+
+  it('the zero-width padded secret is weak without its padding too', () => {
+    assert.ok(estimateSecretBits(zeroWidth) < 64)
+    assert.ok(estimateSecretBits(zeroWidth.replaceAll('\u200b', '')) < 64)
+  })
+
+  it('accepts 24 random bytes as hex, base64, base64url, whsec_, and random Cyrillic letters', () => {
+    const cyrillic = 'абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ'
+    const randomCyrillic = () =>
+      Array.from({ length: 24 }, () => cyrillic[randomInt(cyrillic.length)]).join('')
+    for (let i = 0; i < 50; i++) {
+      for (const secret of [
+        randomHex(24),
+        randomBytes(24).toString('base64'),
+        randomBytes(24).toString('base64url'),
+        `whsec_${randomBytes(32).toString('base64')}`,
+        randomCyrillic(),
+      ]) {
+        assert.equal(secretStrength(secret), null, secret)
+      }
+    }
+  })
+})
+
 describe("secretStrength: bcrypt's 72-byte rule and the length bound", () => {
   it('refuses a long secret whose first 72 bytes are weak, naming the rule', () => {
     for (const secret of [
@@ -70,9 +120,10 @@ describe("secretStrength: bcrypt's 72-byte rule and the length bound", () => {
   it('judges only what bcrypt reads: a strong start makes any tail acceptable', () => {
     const start = randomHex(20)
     assert.equal(secretStrength(`${start}${'a'.repeat(200)}`), null)
+    // Tails that spell no word with the hex before them (a y could: "by"), so only the cut counts.
     assert.equal(
-      estimateSecretBits(`${start}${'x'.repeat(200)}`),
-      estimateSecretBits(`${start}${'y'.repeat(200)}`),
+      estimateSecretBits(`${start}${'%'.repeat(200)}`),
+      estimateSecretBits(`${start}${'#'.repeat(200)}`),
     )
   })
 

@@ -1,6 +1,7 @@
 // Event outbox and delivery worker end to end, against real loopback receivers, on every dialect.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { verifyWebhook } from '@tessera/client/webhooks'
 import { compare } from 'bcryptjs'
 import pino from 'pino'
 import { Webhook } from 'standardwebhooks'
@@ -50,6 +51,59 @@ for (const dialect of dialects()) {
     after(async () => {
       await t.close()
       await rx.stop()
+    })
+
+    test('without secretToken the server generates one: answered once, verifies with standardwebhooks', async () => {
+      const user = await signedIn(t.app)
+      const headers = { authorization: `Bearer ${user.authToken}` }
+      const url = rx.on('/generated', ok)
+      const created = await t.app.inject({
+        method: 'PUT',
+        url: '/webhook/',
+        headers,
+        payload: { event: 'attribute_updated', url },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const body = created.json()
+      assert.deepEqual(Object.keys(body).sort(), ['data', 'secretToken', 'success'])
+      const secret: string = body.secretToken
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+      assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32)
+      assert.ok(!JSON.stringify(body.data).includes(secret.slice(6)))
+      // Never again: not in the list, not in the record.
+      for (const path of ['/webhook/', `/webhook/${body.data.id}`]) {
+        const again = await t.app.inject({ method: 'GET', url: path, headers })
+        assert.equal(again.statusCode, 200, again.body)
+        assert.ok(!again.body.includes(secret.slice(6)), path)
+        assert.ok(!again.body.includes('secretToken'), path)
+      }
+      // A given secret is not echoed.
+      const given = await t.app.inject({
+        method: 'PUT',
+        url: '/webhook/',
+        headers,
+        payload: { event: 'file_uploaded', url, secretToken: SECRET },
+      })
+      assert.deepEqual(Object.keys(given.json()).sort(), ['data', 'success'])
+      await emit(t, {
+        event: 'attribute_updated',
+        fileId: '0123456789abcdef01234567',
+        fileOwnerId: user.account.id,
+        data: sampleData(),
+      })
+      const [delivery] = await settled(t, body.data.id)
+      assert.equal(delivery?.status, 'succeeded')
+      const [got] = rx.at('/generated')
+      assert.ok(got)
+      const received = got.headers as Record<string, string>
+      // As given, by a Standard Webhooks library, and by @tessera/client's verifier.
+      assert.deepEqual(new Webhook(secret).verify(got.body, received), JSON.parse(got.body))
+      const envelope = await verifyWebhook({ headers: received, body: got.body, secret })
+      assert.equal(envelope.event, 'attribute_updated')
+      assert.throws(() =>
+        new Webhook(`whsec_${Buffer.from(SECRET).toString('base64')}`).verify(got.body, received),
+      )
+      assert.equal(await compare(secret, String(got.headers['x-service-token'])), true)
     })
 
     test('a committed emit delivers exactly the envelope with bcrypt and Standard Webhooks headers', async () => {

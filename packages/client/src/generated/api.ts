@@ -1135,7 +1135,7 @@ export interface paths {
         };
         /**
          * Register a webhook for one event
-         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
+         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in `secretToken`, this once. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
          */
         put: {
             parameters: {
@@ -1150,8 +1150,8 @@ export interface paths {
                         /** @description Event listened to */
                         event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                         url: string;
-                        /** @description 16 to 256 characters, not guessable in its first 72 bytes (WEAK_SECRET); kept secret, never returned */
-                        secretToken: string;
+                        /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
+                        secretToken?: string;
                     };
                 };
             };
@@ -1166,6 +1166,8 @@ export interface paths {
                             /** @enum {boolean} */
                             success: true;
                             data: components["schemas"]["Webhook"];
+                            /** @description Only when the request had no secretToken: the secret the server generated, in the Standard Webhooks form (whsec_ + base64 of 32 random bytes). Shown this once: no later call returns it */
+                            secretToken?: string;
                         };
                     };
                 };
@@ -2668,6 +2670,17 @@ export interface webhooks {
                                     [key: string]: unknown;
                                 };
                             };
+                            /**
+                             * @description present when the write was larger than TESSERA_EVENT_MAX_DATA_BYTES: nodeIdToAttributes holds the values that fit, `omitted` names the rest; read them with GET /scene/attributes?file=…
+                             * @constant
+                             */
+                            truncated?: true;
+                            /** @description truncated events only: node ID → names of the written attributes whose values were left out */
+                            omitted?: {
+                                [key: string]: string[];
+                            };
+                            /** @description truncated events only: written nodes that not even `omitted` could name within the cap */
+                            omittedNodes?: number;
                         };
                         /** @description e-mail of the webhook owner */
                         owner: string;
@@ -3813,7 +3826,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED";
         };
         /** CurrentAccount */
         CurrentAccount: {

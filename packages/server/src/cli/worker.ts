@@ -2,6 +2,7 @@
 // process of `tessera serve --processes N`).
 import { parseArgs } from 'node:util'
 import { DeliveryWorker } from '../delivery/index.ts'
+import { EventRetention } from '../events/index.ts'
 import { ConversionWorker } from '../modules/conversion/index.ts'
 import { startOperationsServer } from '../operations.ts'
 import type { Config } from '../platform/config.ts'
@@ -47,6 +48,8 @@ export async function worker(config: Config, args: string[]): Promise<void> {
         handOff: ctx.deliveryHandOff,
       })
     : null
+  // The event log's pruning runs where deliveries are sent: it waits for them to finish.
+  const retention = options.deliveries ? new EventRetention(ctx.db, config, ctx.log) : null
   const conversions = options.conversions ? new ConversionWorker({ ctx }) : null
   let closing = false
   const shutdown = (signal: string) => {
@@ -56,7 +59,7 @@ export async function worker(config: Config, args: string[]): Promise<void> {
     // Delivery: attempts in flight finish (bounded by the webhook timeout) and the leases of
     // anything claimed but not sent are handed back. Conversions: running ones are killed and their
     // jobs re-queued at once. Either way nothing waits for a lease to expire.
-    Promise.all([deliveries?.stop(), conversions?.stop()])
+    Promise.all([deliveries?.stop(), retention?.stop(), conversions?.stop()])
       .then(() => ops?.close())
       .then(() => ctx.db.close())
       .then(
@@ -73,6 +76,7 @@ export async function worker(config: Config, args: string[]): Promise<void> {
   exitWithPrimary(shutdown)
   receiveWakes(ctx.db)
   deliveries?.start()
+  retention?.start()
   conversions?.start()
   ctx.log.info(
     {

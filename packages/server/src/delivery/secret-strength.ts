@@ -10,6 +10,8 @@
 import { ZxcvbnFactory } from '@zxcvbn-ts/core'
 import * as common from '@zxcvbn-ts/language-common'
 import * as english from '@zxcvbn-ts/language-en'
+import { FOREIGN_WORDS, isKnownDigest, TRADE_WORDS } from './known-secrets.ts'
+import { INVISIBLE, poolBits, spelledBits, unleet } from './secret-readings.ts'
 
 export const MIN_SECRET_LENGTH = 16
 export const MAX_SECRET_LENGTH = 256
@@ -20,6 +22,9 @@ export const BCRYPT_MAX_BYTES = 72
 const MIN_DISTINCT = 6
 
 let estimator: ZxcvbnFactory | undefined
+/** Each known word's best rank in the merged list (0: the most common). */
+const rank = new Map<string, number>()
+const rankOf = (word: string) => rank.get(word)
 
 // Passphrases everyone has seen (lower case, letters only): word lists rank each word, not the
 // famous sequence, so these would otherwise pass as four to ten words. Checked by substring, not
@@ -45,13 +50,19 @@ const PHRASES = [
  * Built once, on first use (about 0.3 s: the word lists are ranked). Every word list but diceware
  * is merged into one ranked list, keeping each word's best rank: zxcvbn looks every substring up
  * in every list, so one list instead of nineteen makes the matching about ten times cheaper for
- * the same verdicts. l33t substitutions are off: their matcher is exponential in the number of
- * substitutable characters (a second for 64 hex digits) and random secrets are full of them.
+ * the same verdicts. The words of the trade and the foreign words (known-secrets.ts) are lists of
+ * their own, ranked first: they are what a careless secret is made of. zxcvbn's l33t matcher is
+ * off: it is exponential in the number of substitutable characters (a second for 64 hex digits)
+ * and random secrets are full of them; leetspeak is undone as a second reading instead.
  */
 function zxcvbn(): ZxcvbnFactory {
   if (estimator) return estimator
-  const lists: Record<string, string[]> = { ...common.dictionary, ...english.dictionary }
-  const rank = new Map<string, number>()
+  const lists: Record<string, string[]> = {
+    trade: TRADE_WORDS,
+    foreign: FOREIGN_WORDS,
+    ...common.dictionary,
+    ...english.dictionary,
+  }
   for (const [name, words] of Object.entries(lists)) {
     if (name === 'diceware-common') continue
     words.forEach((word, index) => {
@@ -86,22 +97,12 @@ export function utf8Prefix(text: string, bytes: number): string {
 // read without them. Not + or /: base64 has them, and random text gains nothing from the reading.
 const SEPARATORS = /[\s\-_]+/g
 
-/** log2 of the characters a random character of `text` is drawn from, by the classes it uses. */
-function poolBits(text: string): number {
-  let pool = 0
-  if (/[a-z]/.test(text)) pool += 26
-  if (/[A-Z]/.test(text)) pool += 26
-  if (/[0-9]/.test(text)) pool += 10
-  if (/[\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/.test(text)) pool += 33
-  if (/[^\x20-\x7e]/.test(text)) pool += 100
-  return Math.log2(Math.max(pool, 2))
-}
-
 /**
  * zxcvbn's cheapest reading of `text`, in bits, with one change: zxcvbn charges a stretch that
  * matches no pattern 10 guesses a character whatever it holds (so 16 random base64 characters
- * would be 53 bits); here such a stretch costs what a random draw from the character classes
- * used costs, and the patterns zxcvbn found keep their price. Orderings of the l parts: log2(l!).
+ * would be 53 bits); here such a stretch costs what a random draw from the alphabets used costs,
+ * or less when words zxcvbn passed over spell it, and the patterns zxcvbn found keep their price.
+ * Orderings of the l parts: log2(l!).
  */
 function readingBits(text: string): number {
   const { sequence } = zxcvbn().check(text)
@@ -109,7 +110,10 @@ function readingBits(text: string): number {
   let bits = 0
   sequence.forEach((match, index) => {
     const guessed = Math.log2(Math.max(match.guesses, 1))
-    bits += match.pattern === 'bruteforce' ? Math.max(guessed, match.token.length * perChar) : guessed
+    bits +=
+      match.pattern === 'bruteforce'
+        ? Math.max(guessed, Math.min(match.token.length * perChar, spelledBits(match.token, perChar, rankOf)))
+        : guessed
     bits += Math.log2(index + 1)
   })
   return bits
@@ -131,11 +135,23 @@ function reading(prefix: string): { text: string; extraBits: number } {
   return { text: collapsed.join(''), extraBits: collapsed.length }
 }
 
-/** Estimated guessing entropy in bits of the first 72 bytes of `secret` (what bcrypt reads). */
+/**
+ * Estimated guessing entropy in bits of the first 72 bytes of `secret` (what bcrypt reads), as
+ * typed (compatibility forms folded, invisible characters dropped) and with leetspeak undone, a
+ * bit per substitution: the cheaper reading counts.
+ */
 export function estimateSecretBits(secret: string): number {
-  const { text, extraBits } = reading(utf8Prefix(secret, BCRYPT_MAX_BYTES))
-  return readingBits(text) + extraBits
+  const seen = utf8Prefix(secret, BCRYPT_MAX_BYTES).normalize('NFKC').replace(INVISIBLE_ALL, '')
+  const plain = reading(seen)
+  let bits = readingBits(plain.text) + plain.extraBits
+  const leet = unleet(seen)
+  if (leet.substitutions > 0) {
+    const undone = reading(leet.text)
+    bits = Math.min(bits, readingBits(undone.text) + undone.extraBits + leet.substitutions)
+  }
+  return bits
 }
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu')
 
 /**
  * Is the estimate of `secret` at least `bits`? zxcvbn's search is quadratic in its input, so the
@@ -165,18 +181,24 @@ const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)/i
 
 /**
  * null when `secret` is acceptable as a webhook secretToken, otherwise the reason it is weak:
- * 16 to 256 characters, 6 distinct ones (a cheap, explainable floor), not shaped like a UUID or a
- * URL (identifiers, often public or time-based, are not secrets), and at least 64 bits estimated
- * on its first 72 bytes. Random 32 hex or 24 base64 characters always pass.
+ * no invisible characters, 16 to 256 characters, 6 distinct ones (a cheap, explainable floor), not
+ * shaped like a UUID or a URL (identifiers, often public or time-based, are not secrets), not the
+ * digest of a well-known text, and at least 64 bits estimated on its first 72 bytes. Random 32 hex or 24 base64 characters always pass.
  */
 export function secretStrength(secret: string): string | null {
+  // Refused, not dropped: a receiver must hold the exact bytes, and nobody can see or check these.
+  if (INVISIBLE.test(secret))
+    return 'holds invisible characters (zero-width, BOM, bidi marks or controls): remove them'
   const chars = Array.from(secret)
   if (chars.length < MIN_SECRET_LENGTH) return `must be at least ${MIN_SECRET_LENGTH} characters long`
   if (new Set(chars).size < MIN_DISTINCT) return `must use at least ${MIN_DISTINCT} different characters`
   if (chars.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters long`
   if (UUID.test(secret.trim())) return 'looks like a UUID: an identifier is not a secret'
   if (URL_LIKE.test(secret.trim())) return 'looks like a URL: an address is not a secret'
-  if (holdsFamousPhrase(secret)) return 'holds a well-known passphrase'
+  if (holdsFamousPhrase(secret) || holdsFamousPhrase(unleet(secret).text))
+    return 'holds a well-known passphrase'
+  if (isKnownDigest(secret))
+    return 'is the hash of a well-known text (such as the empty string or a common password)'
   const { ok, estimate } = reaches(secret, MIN_SECRET_BITS)
   if (ok) return null
   const bits = Math.floor(estimate)

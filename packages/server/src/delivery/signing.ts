@@ -20,16 +20,31 @@ export interface SignatureHeaders {
   'webhook-signature': string
 }
 
+// The Standard Webhooks form of a secret: `whsec_` + base64 of 24 to 64 random bytes.
+const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/
+
 /**
- * Standard Webhooks headers. The HMAC key is the secret's UTF-8 bytes, so a Standard Webhooks
- * library verifies with `whsec_` + base64(secret).
+ * The HMAC keys a secret signs with. Always its UTF-8 bytes (Tessera's rule from the start: a
+ * Standard Webhooks library verifies with `whsec_` + base64(secret), @tessera/client's verifier
+ * with the secret itself). A secret of the Standard Webhooks form (what the server generates when
+ * a webhook is created without one) also signs with the bytes it encodes, so that library verifies
+ * with the secret as given too (`new Webhook(secret)`). Receivers accept any one signature.
  */
+export function signingKeys(secret: string): Buffer[] {
+  const utf8 = Buffer.from(secret, 'utf8')
+  const encoded = STANDARD_SECRET.exec(secret)?.[1]
+  if (encoded === undefined) return [utf8]
+  const decoded = Buffer.from(encoded, 'base64')
+  return decoded.length >= 24 && decoded.length <= 64 ? [decoded, utf8] : [utf8]
+}
+
+/** Standard Webhooks headers: one `v1,` signature per key of each secret (signingKeys). */
 export function signatureHeaders(input: SignatureInput): SignatureHeaders {
   if (input.secrets.length === 0) throw new Error('signatureHeaders needs at least one secret')
   if (!Number.isSafeInteger(input.timestampSec)) throw new Error('timestampSec must be an integer')
   const signed = `${input.msgId}.${input.timestampSec}.${input.body}`
-  const signatures = input.secrets.map(
-    (secret) => `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(signed).digest('base64')}`,
+  const signatures = input.secrets.flatMap((secret) =>
+    signingKeys(secret).map((key) => `v1,${createHmac('sha256', key).update(signed).digest('base64')}`),
   )
   return {
     'webhook-id': input.msgId,

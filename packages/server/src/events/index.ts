@@ -9,6 +9,14 @@ export {
   emitTestDelivery,
   type TestDelivery,
 } from './outbox.ts'
+export {
+  EventRetention,
+  firstIdOfSecond,
+  noteFileDeleted,
+  type Pruned,
+  pruneEvents,
+  type RetentionConfig,
+} from './retention.ts'
 export { type StreamConfig, StreamHub, type StreamHubOptions, type StreamStats } from './stream-hub.ts'
 export type { StreamSink, StreamSpec, Subscriber } from './stream-subscriber.ts'
 export { deliveryChannel, wakeWorkers } from './wake.ts'

@@ -1,8 +1,8 @@
 // SQL of the live event stream's log (`event_stream`, migration 0014): the rows emitEvent adds, and
 // the reads of the stream hub. A row's position is (tx, seq), compared as a pair:
 // - SQLite: one writer at a time, so `seq` (assigned at insert) is commit order; tx is always 0.
-//   `seq` is a plain INTEGER PRIMARY KEY (migration 0020), i.e. max(seq) + 1: the log is never
-//   pruned, and a pruning added one day must keep the newest row, or a seq would be given out twice.
+//   `seq` is a plain INTEGER PRIMARY KEY (migration 0020), i.e. max(seq) + 1: the pruning of
+//   retention.ts keeps the newest row, or a seq would be given out twice.
 // - PostgreSQL: `seq` is assigned at insert, and transactions commit out of that order, so a
 //   reader that remembered "seq 7" could later find a seq 6 committed after it. `tx` is the
 //   emitting transaction's id, and a read only returns rows whose transaction is older than the

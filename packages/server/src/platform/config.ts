@@ -652,3 +652,64 @@ VARIABLES.push(
     parse: size(1024, '1KiB'),
   },
 )
+
+// What the event log keeps (events/retention.ts) and what one account may store.
+export interface Config {
+  /** Bytes of one event's `data` JSON; past it an attribute_updated event carries names, not values. */
+  eventMaxDataBytes: number
+  /** Events (with their finished deliveries and stream rows) older than this are pruned. */
+  eventRetentionMs: number
+  /** At most this many events are kept; the oldest finished ones beyond it are pruned. */
+  eventMaxRows: number
+  /** A deleted file's finished events are pruned once this old (its readers lost the file). */
+  eventDeletedFileRetentionMs: number
+  /** Bytes of file revisions (current and kept ones) one account may own; 0 = no quota. */
+  accountQuotaBytes: number
+  /** Bytes of scene attributes over all files one account owns; 0 = no quota. */
+  accountMaxAttributeBytes: number
+}
+
+VARIABLES.push(
+  {
+    name: 'TESSERA_EVENT_MAX_DATA_BYTES',
+    key: 'eventMaxDataBytes',
+    default: '64KiB',
+    help: 'bytes of one event’s data; a larger attribute_updated event carries node IDs and names only (truncated)',
+    parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_EVENT_RETENTION',
+    key: 'eventRetentionMs',
+    default: '30d',
+    help: 'events, their finished deliveries (the delivery log) and stream rows are pruned past this age',
+    parse: duration(3_600_000),
+  },
+  {
+    name: 'TESSERA_EVENT_MAX_ROWS',
+    key: 'eventMaxRows',
+    default: '1000000',
+    help: 'events kept at most; the oldest finished ones beyond it are pruned',
+    parse: integer(1000),
+  },
+  {
+    name: 'TESSERA_EVENT_DELETED_FILE_RETENTION',
+    key: 'eventDeletedFileRetentionMs',
+    default: '1h',
+    help: 'a deleted file’s events are pruned once this old and delivered',
+    parse: duration(0),
+  },
+  {
+    name: 'TESSERA_ACCOUNT_QUOTA_BYTES',
+    key: 'accountQuotaBytes',
+    default: '0',
+    help: 'bytes of uploaded files (with kept revisions) one account may own; 0 = none (more: 413 QUOTA_EXCEEDED)',
+    parse: (raw) => (raw.trim() === '0' ? 0 : parseSize(raw)),
+  },
+  {
+    name: 'TESSERA_ACCOUNT_MAX_ATTRIBUTE_BYTES',
+    key: 'accountMaxAttributeBytes',
+    default: '0',
+    help: 'bytes of scene attributes over all files of one account; 0 = none (more: 413 QUOTA_EXCEEDED)',
+    parse: (raw) => (raw.trim() === '0' ? 0 : parseSize(raw)),
+  },
+)

@@ -58,6 +58,9 @@ export const ERRORS = {
   FILE_ITEMS_LIMIT_REACHED: { status: 409, title: 'Conflict' },
   FILE_ITEMS_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   SHARE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // Per-account storage (TESSERA_ACCOUNT_QUOTA_BYTES, TESSERA_ACCOUNT_MAX_ATTRIBUTE_BYTES): the
+  // detail names the quota, its variable, the usage and the size asked.
+  QUOTA_EXCEEDED: { status: 413, title: 'Payload Too Large' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -1,6 +1,7 @@
 // Files: records, directory listings, downloads and deletion (uploads and revisions: upload.ts;
 // sharing: sharing.ts). Blobs are removed only after the transaction that stops referencing them
 // commits, so a committed row never points at a missing blob.
+import { noteFileDeleted } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
@@ -82,7 +83,9 @@ export async function deleteFile(ctx: AppContext, accountId: string, fileId: str
     await requireFileAccess(tx, accountId, fileId, 'owner')
     // A running conversion of it is stopped by its worker, woken at commit (job-queue.ts).
     await dropFileJobs(db, tx, fileId)
-    const pruned = await pruneAllRevisions(tx, fileId, Date.now())
+    const now = Date.now()
+    const pruned = await pruneAllRevisions(tx, fileId, now)
+    await noteFileDeleted(tx, fileId, now)
     return { blobKeys: await repo.deleteFile(tx, fileId), revisions: pruned }
   })
   for (const key of blobKeys) await discardBlob(ctx, key)

@@ -13,6 +13,7 @@ import { dropPendingJobs, enqueueJob } from '../../platform/job-queue.ts'
 import { fileReaderIds } from './access.ts'
 import { lockFile, lockFilePath } from './locks.ts'
 import { fileKey } from './names.ts'
+import { checkAccountQuota, lockAccountQuota } from './quota.ts'
 import * as repo from './repository.ts'
 import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from './revisions.ts'
 import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from './service.ts'
@@ -67,9 +68,11 @@ export async function commitUpload(
   let outcome: { record: FileRecordShape; pruned: PrunedRevision[] }
   try {
     outcome = await ctx.db.kysely.transaction().execute(async (tx) => {
+      await lockAccountQuota(ctx, tx, accountId)
       await lockFilePath(ctx.db, tx, accountId, key)
       const target = { accountId, key, upload, now: Date.now() }
       const stored = (await storeRevision(ctx, tx, target)) ?? (await storeNewFile(ctx, tx, target))
+      await checkAccountQuota(ctx, tx, accountId, upload.blob.size)
       // `fileRevision` lets a worker drop a job that a newer revision superseded (and only that).
       await enqueueJob(ctx.db, tx, {
         kind: 'convert',

@@ -12,8 +12,10 @@ import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { fileReaderIds, requireFileAccess } from '../files/index.ts'
+import { attributeEventData } from './event-data.ts'
 import { WritePlanner } from './limits.ts'
 import { type AttributesPage, decodeNodeCursor, readAttributePage } from './pages.ts'
+import { checkAttributeQuota } from './quota.ts'
 import * as repo from './repository.ts'
 
 export type NodeIdToAttributes = Record<string, Record<string, unknown>>
@@ -63,6 +65,7 @@ export async function writeAttributes(
       stored.push(...rows)
     }
     plan.checkFile(totals)
+    await checkAttributeQuota(ctx, tx, file.owner_id, plan.bytesDelta)
     const now = Date.now()
     // Each statement is a round trip on PostgreSQL: none is sent that has nothing to do.
     await repo.upsertAttributes(tx, fileId, plan.upserts, caller.accountId, now)
@@ -78,7 +81,7 @@ export async function writeAttributes(
       fileId,
       fileOwnerId: file.owner_id,
       readerAccountIds,
-      data: { user: { email: caller.email }, nodeIdToAttributes: written },
+      data: attributeEventData(caller.email, written, ctx.config.eventMaxDataBytes),
       runTimestamp: now,
     })
     // The rows read under the totals' lock plus this write are what is stored now: no re-read.

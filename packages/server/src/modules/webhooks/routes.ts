@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.ts'
 import { deliveryRoutes } from './delivery-routes.ts'
 import { AccountRateLimit } from './rate-limit.ts'
 import {
+  CreatedWebhookAnswer,
   CreateWebhookBody,
   Ok,
   UpdateWebhookBody,
@@ -61,17 +62,20 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
         description:
           'The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, ' +
           'WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not ' +
-          'trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. ' +
+          'trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without ' +
+          'secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in ' +
+          '`secretToken`, this once. Same event and url twice: 409 CONFLICT. ' +
           'At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share ' +
           'TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.',
         body: CreateWebhookBody,
-        response: { 200: WebhookAnswer },
+        response: { 200: CreatedWebhookAnswer },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await createWebhook(ctx, owner(request), request.body),
-    }),
+    async (request) => {
+      const created = await createWebhook(ctx, owner(request), request.body)
+      const secret = created.generatedSecret
+      return { success: true as const, data: created.resource, ...(secret ? { secretToken: secret } : {}) }
+    },
   )
 
   app.get(

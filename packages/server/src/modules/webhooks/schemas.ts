@@ -45,14 +45,30 @@ export const CreateWebhookBody = Type.Object(
   {
     event: EventNameSchema,
     url: Type.String({ minLength: 1, maxLength: 2048 }),
-    secretToken: Type.String({
-      maxLength: 256,
-      description:
-        '16 to 256 characters, not guessable in its first 72 bytes (WEAK_SECRET); kept secret, never returned',
-    }),
+    secretToken: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description:
+          '16 to 256 characters, not guessable in its first 72 bytes and without invisible characters ' +
+          '(WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 ' +
+          'of 32 random bytes) and answers it once, in this call’s `secretToken`',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
+
+export const CreatedWebhookAnswer = Type.Object({
+  success: Type.Literal(true),
+  data: WebhookRef,
+  secretToken: Type.Optional(
+    Type.String({
+      description:
+        'Only when the request had no secretToken: the secret the server generated, in the Standard ' +
+        'Webhooks form (whsec_ + base64 of 32 random bytes). Shown this once: no later call returns it',
+    }),
+  ),
+})
 
 export const UpdateWebhookBody = Type.Object(
   {

@@ -1,5 +1,6 @@
 // Webhook registrations: create, read, update (with secret rotation), delete. Every call is scoped
 // to the caller: another account's webhook ID answers 404 exactly like an unknown one.
+import { randomBytes } from 'node:crypto'
 import type { EventName } from '../../contract/index.ts'
 import {
   hashServiceToken,
@@ -116,18 +117,32 @@ const notFound = (): AppError => new AppError('NOT_FOUND', 'No such webhook.')
 export interface NewWebhook {
   event: EventName
   url: string
-  secretToken: string
+  /** Absent: generated (generateSecret) and answered once. */
+  secretToken?: string
+}
+
+/** A created webhook, and the secret the server generated for it (only then). */
+export interface CreatedWebhook {
+  resource: WebhookResourceShape
+  generatedSecret?: string
+}
+
+/** The Standard Webhooks form: `whsec_` + base64 of 32 random bytes (256 bits). */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`
 }
 
 export async function createWebhook(
   ctx: AppContext,
   owner: Owner,
   input: NewWebhook,
-): Promise<WebhookResourceShape> {
-  checkSecret(input.secretToken)
+): Promise<CreatedWebhook> {
+  const generatedSecret = input.secretToken === undefined ? generateSecret() : undefined
+  const secret = input.secretToken ?? generatedSecret ?? ''
+  checkSecret(secret)
   const url = await checkUrl(ctx, input.url)
   // Deliberately slow (bcrypt): computed once here, outside the transaction.
-  const serviceToken = await hashServiceToken(input.secretToken)
+  const serviceToken = await hashServiceToken(secret)
   const { db } = ctx
   const row = await db.kysely.transaction().execute(async (tx) => {
     // Serializes registrations of one account so the limit and the duplicate check hold under
@@ -148,7 +163,7 @@ export async function createWebhook(
       owner_id: owner.accountId,
       event: input.event,
       url,
-      secret: input.secretToken,
+      secret,
       service_token: serviceToken,
       previous_secret: null,
       previous_secret_expires_at: null,
@@ -162,7 +177,8 @@ export async function createWebhook(
     await repo.insertWebhook(tx, row)
     return row
   })
-  return toResource(row, owner.email)
+  const resource = toResource(row, owner.email)
+  return generatedSecret === undefined ? { resource } : { resource, generatedSecret }
 }
 
 export async function listWebhooks(ctx: AppContext, owner: Owner): Promise<WebhookResourceShape[]> {

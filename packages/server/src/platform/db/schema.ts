@@ -123,6 +123,12 @@ export interface EventStreamTable {
   account_id: string
 }
 
+/** A deleted file whose events are not all pruned yet (migration 0021, events/retention.ts). */
+export interface DeletedFilesTable {
+  file_id: string
+  deleted_at: number
+}
+
 export interface DeliveriesTable {
   id: string
   /** The envelope's `uuid` and the `webhook-id` header: stable across retries. */
@@ -320,6 +326,7 @@ export interface Database {
   webhooks: WebhooksTable
   events: EventsTable
   event_stream: EventStreamTable
+  deleted_files: DeletedFilesTable
   deliveries: DeliveriesTable
   delivery_attempts: DeliveryAttemptsTable
   jobs: JobsTable
