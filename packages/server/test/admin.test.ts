@@ -174,9 +174,9 @@ for (const factory of processTargets()) {
     try {
       assert.equal((await cli(['migrate'], env, '')).code, 0)
       const created = await cli(
-        ['accounts', 'create', '--email', 'cli@example.com', '--username', 'cliuser', '--password', PASSWORD],
+        ['accounts', 'create', '--email', 'cli@example.com', '--username', 'cliuser'],
         env,
-        '',
+        `${PASSWORD}\n`,
       )
       assert.equal(created.code, 0, created.stderr)
       const passwd = await cli(['accounts', 'passwd', 'cliuser'], env, 'a piped new password\nignored line\n')
