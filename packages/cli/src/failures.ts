@@ -3,8 +3,10 @@
 import { TesseraError } from '@tessera/client'
 import { ClientFailure, resolveUrl } from './credentials.ts'
 
-/** The auth token no longer works: a new login is the fix. */
-const LOGIN_AGAIN = new Set(['AUTH_TOKEN_EXPIRED', 'AUTH_TOKEN_INVALID', 'AUTH_TOKEN_MISSING'])
+/** The auth token no longer works (expired, invalid, revoked, …): a new login is the fix. */
+function needsLogin(code: string): boolean {
+  return code.startsWith('AUTH_TOKEN_')
+}
 
 /**
  * `ECONNREFUSED 127.0.0.1:8080`, `ENOTFOUND nowhere.example`: the first system error in the causes;
@@ -46,7 +48,7 @@ export function reportFailure(error: unknown, args: string[]): number {
   }
   const detail = error.detail ? `: ${error.detail}` : ''
   process.stderr.write(`tessera: ${error.code}${detail} (HTTP ${error.status})\n`)
-  if (LOGIN_AGAIN.has(error.code)) {
+  if (needsLogin(error.code)) {
     process.stderr.write("tessera: your stored token no longer works: run 'tessera login --username U'\n")
   }
   return 1
