@@ -30,7 +30,7 @@ import type { EmitReport, EmitRequest } from './listen-emitter.ts'
 import { pacedRun } from './pacing.ts'
 
 const API_BENCH = fileURLToPath(new URL('./api.ts', import.meta.url))
-const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera.js'))
+const BIN = fileURLToPath(import.meta.resolve('@tessera/cli/bin/tessera.js'))
 const USERNAME = 'bench'
 const PASSWORD = 'benchmark password'
 const DRAIN_MS = 15_000

@@ -24,7 +24,10 @@ import { parseArgs, promisify } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../packages/server/bin/tessera.js')
+const BIN = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../packages/server/bin/tessera-server.js',
+)
 const PASSWORD = 'benchmark password'
 const run = promisify(execFile)
 
@@ -118,21 +121,14 @@ async function start(processes: number, dialect: string): Promise<Instance> {
 
 async function signIn(instance: Instance): Promise<Record<string, string>> {
   const username = `bench${randomBytes(3).toString('hex')}`
-  await run(
+  // The password on stdin: `accounts create` takes none as an argument.
+  const creating = run(
     process.execPath,
-    [
-      BIN,
-      'accounts',
-      'create',
-      '--email',
-      `${username}@example.com`,
-      '--username',
-      username,
-      '--password',
-      PASSWORD,
-    ],
+    [BIN, 'accounts', 'create', '--email', `${username}@example.com`, '--username', username],
     { env: instance.env },
   )
+  creating.child.stdin?.end(`${PASSWORD}\n`)
+  await creating
   const login = await fetch(`${instance.base}/account/login/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

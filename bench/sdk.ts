@@ -20,7 +20,7 @@ import { request } from 'undici'
 
 const MiB = 1024 * 1024
 const here = fileURLToPath(import.meta.url)
-const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera.js'))
+const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera-server.js'))
 
 interface Measured {
   kind: 'sdk' | 'raw'

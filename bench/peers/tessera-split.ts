@@ -9,7 +9,7 @@ import { relayCommittedWakes } from '../../packages/server/src/cli/cluster.ts'
 import { deliveryChannel } from '../../packages/server/src/events/index.ts'
 import type { Db } from '../../packages/server/src/platform/db/index.ts'
 
-const TESSERA_BIN = fileURLToPath(new URL('../../packages/server/bin/tessera.js', import.meta.url))
+const TESSERA_BIN = fileURLToPath(new URL('../../packages/server/bin/tessera-server.js', import.meta.url))
 
 /** Starts the workers process on `env` (the API's data dir and settings); resolves once it is ready. */
 export async function startWorkersProcess(env: Record<string, string>): Promise<Worker> {

@@ -83,7 +83,8 @@ export class Tessera {
   /**
    * Logs in (or takes an auth token, e.g. one minted for single sign-on), opens a session (takes a
    * license: NoLicenseAvailableError when none is free) and keeps it alive until `close()`.
-   * Opening a session supersedes the account's previous one.
+   * Opening a session supersedes the account's previous one. With `session: false`, only the auth
+   * token: no license, nothing superseded; `close()` and `logout()` then have nothing to end.
    */
   static async connect(options: ConnectOptions): Promise<Tessera> {
     const tokens: Tokens = { auth: '', session: '' }
@@ -98,7 +99,7 @@ export class Tessera {
       account = { username: login.username, email: login.email }
     } else if (!options.cookies) throw new TypeError('connect: give username and password, or authToken')
     const session = new SessionKeeper(api, tokens, options)
-    await session.open()
+    if (options.session !== false) await session.open()
     if (options.cookies && !account) account = await whileKept(session, currentAccount(api))
     return new Tessera(api, tokens, session, options, account)
   }
@@ -142,6 +143,14 @@ export class Tessera {
   /** When the session expires unless kept alive (the keep-alive timer renews it at half its TTL). */
   get expiresAt(): Date | undefined {
     return this.session.expiresAt
+  }
+
+  /**
+   * True when opening this session took over a valid session of the same account (another tab,
+   * device or script), which is signed out now: worth telling the user.
+   */
+  get supersededSession(): boolean {
+    return this.session.supersededOther
   }
 
   /** Why the session stopped working (superseded, expired, …), once a keep-alive found out. */

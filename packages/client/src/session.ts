@@ -4,6 +4,12 @@ import { isSessionLost, TesseraError } from './errors.ts'
 import { type ApiClient, networkError, type Tokens, unwrap } from './http.ts'
 
 export interface SessionOptions {
+  /**
+   * Open a session (default true). `false`: log in (or take the auth token) only, for the routes that
+   * need no session (webhooks, their delivery log, the event stream): no license is taken and the
+   * account's other session is left alone. The calls that need a session then answer 401.
+   */
+  session?: boolean
   /** Keep the session alive automatically (default true). */
   keepAlive?: boolean
   /**
@@ -38,6 +44,8 @@ export class SessionKeeper {
   expiresAt: Date | undefined
   /** Why the session stopped working, once it did. */
   lost: TesseraError | undefined
+  /** Opening this session superseded a valid session of the same account (the server said so). */
+  supersededOther = false
 
   private readonly api: ApiClient
   private readonly tokens: Tokens
@@ -54,6 +62,7 @@ export class SessionKeeper {
     const answer = await unwrap(this.api.POST('/account/session', {}))
     // Cookie mode: the session token is the cookie the answer set; the SDK keeps no copy.
     if (!this.options.cookies) this.tokens.session = answer.jwt
+    this.supersededOther = answer.superseded
     this.#active = true
     // The session answer does not say the TTL; the first keep-alive does (expiresAt).
     await this.keepAlive()

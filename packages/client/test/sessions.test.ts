@@ -121,6 +121,32 @@ describe('signing out (SQLite, one license, the default 5-minute deletion delay)
     await bob.logout()
   })
 
+  test('session: false takes no license and supersedes nothing; supersededSession says when one was', async () => {
+    const backend = await Tessera.connect({ url: server.url, ...server.admin })
+    assert.equal(backend.supersededSession, false)
+    const tokenOnly = await Tessera.connect({ url: server.url, ...server.admin, session: false })
+    assert.equal(tokenOnly.sessionToken, '')
+    assert.deepEqual(await tokenOnly.webhooks.list(), [], 'the token-only routes answer')
+    await assert.rejects(tokenOnly.files.list(), (e: TesseraError) => e.code === 'SESSION_MISSING')
+    // Bob, with the pool full, can still use the token-only routes.
+    const bob = await Tessera.connect({
+      url: server.url,
+      username: 'bob',
+      password: PASSWORD,
+      session: false,
+    })
+    assert.deepEqual(await bob.webhooks.list(), [])
+    assert.deepEqual(await backend.files.list(), [], "the backend's session still works")
+    await tokenOnly.logout()
+    await tokenOnly.close()
+    assert.deepEqual(await backend.files.list(), [], 'logout and close of a token-only client end nothing')
+    const takeover = await Tessera.connect({ url: server.url, ...server.admin })
+    assert.equal(takeover.supersededSession, true)
+    await assert.rejects(backend.files.list(), SessionSupersededError)
+    backend.stopKeepAlive()
+    await takeover.logout()
+  })
+
   test('stopKeepAlive() leaves the session working; a 429 carries retryAfter', async () => {
     const kept = await Tessera.connect({ url: server.url, ...server.admin, onSessionLost: () => {} })
     kept.stopKeepAlive()

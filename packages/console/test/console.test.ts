@@ -41,16 +41,10 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
   before(async () => {
     mkdirSync(SHOTS, { recursive: true })
     server = await startTessera({ TESSERA_LICENSES: '1' })
-    await server.cli([
-      'accounts',
-      'create',
-      '--email',
-      'bob@example.com',
-      '--username',
-      'bob',
-      '--password',
-      'bob-password-1',
-    ])
+    await server.cli(
+      ['accounts', 'create', '--email', 'bob@example.com', '--username', 'bob'],
+      'bob-password-1\n',
+    )
     receiver = await startReceiver()
     browser = await launch()
     context = await browser.newContext({ viewport: DESKTOP })

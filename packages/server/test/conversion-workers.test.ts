@@ -15,7 +15,7 @@ import { type ProcessTarget, processTargets } from './support/targets.ts'
 async function httpUser(env: Record<string, string>, baseUrl: string): Promise<Record<string, string>> {
   const name = `conv${Math.random().toString(36).slice(2, 10)}`
   const args = ['accounts', 'create', '--email', `${name}@example.com`, '--username', name]
-  const created = await runCli([...args, '--password', 'a long password'], env)
+  const created = await runCli(args, env, 'a long password\n')
   assert.equal(created.code, 0, created.stderr)
   const signed = await runCli(['token', 'sign', '--account', name], env)
   assert.equal(signed.code, 0, signed.stderr)

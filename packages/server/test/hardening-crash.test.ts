@@ -17,7 +17,7 @@ import { type ProcessTarget, processTargets } from './support/targets.ts'
 async function httpUser(env: Record<string, string>, baseUrl: string): Promise<Record<string, string>> {
   const name = `crash${Math.random().toString(36).slice(2, 10)}`
   const args = ['accounts', 'create', '--email', `${name}@example.com`, '--username', name]
-  assert.equal((await runCli([...args, '--password', 'a long password'], env)).code, 0)
+  assert.equal((await runCli(args, env, 'a long password\n')).code, 0)
   const signed = await runCli(['token', 'sign', '--account', name], env)
   const authorization = `Bearer ${signed.stdout.trim()}`
   const res = await fetch(`${baseUrl}/account/session`, {

@@ -9,7 +9,7 @@ import { after, test } from 'node:test'
 import { tempDir } from './support/harness.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../../..')
-const BIN = path.resolve(import.meta.dirname, '../bin/tessera.js')
+const BIN = path.resolve(import.meta.dirname, '../bin/tessera-server.js')
 const started: number[] = []
 const dirs: string[] = []
 

@@ -18,7 +18,7 @@ for (const dialect of dialects()) {
     const list = (app: TestApp['app'], headers: Record<string, string>) =>
       app.inject({ method: 'GET', url: '/file/dir/private/', headers })
 
-    test('POST /account/session answers {success, jwt} and sets the X-Service-Session cookie', async () => {
+    test('POST /account/session answers {success, jwt, superseded} and sets the X-Service-Session cookie', async () => {
       const account = await newAccount(t.app)
       const authToken = await login(t.app, account.username)
       const res = await t.app.inject({
@@ -28,7 +28,8 @@ for (const dialect of dialects()) {
       })
       assert.equal(res.statusCode, 200, res.body)
       const body = res.json()
-      assert.deepEqual(Object.keys(body).sort(), ['jwt', 'success'])
+      assert.deepEqual(Object.keys(body).sort(), ['jwt', 'success', 'superseded'])
+      assert.equal(body.superseded, false, 'the account had no session')
       const cookie = String(res.headers['set-cookie'])
       assert.ok(cookie.startsWith(`X-Service-Session=${body.jwt};`), cookie)
       assert.match(cookie, /HttpOnly/)
@@ -42,6 +43,13 @@ for (const dialect of dialects()) {
       assert.equal(old.statusCode, 401)
       assert.equal(problemOf(old).code, 'SESSION_SUPERSEDED')
       assert.equal((await list(t.app, { ...s.headers, 'x-service-session': second })).statusCode, 200)
+      // The answer says that it took over a valid session, so a client can tell its user.
+      const third = await t.app.inject({
+        method: 'POST',
+        url: '/account/session',
+        headers: { authorization: s.headers.authorization ?? '' },
+      })
+      assert.equal(third.json().superseded, true)
     })
 
     test('keep-alive answers expiresAt; delete takes effect after the delay', async () => {

@@ -405,7 +405,7 @@ export interface paths {
         };
         /**
          * Create a session (locks a license token)
-         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session. 402 NO_LICENSE_AVAILABLE when the pool is empty.
+         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session (`superseded: true` says one was). 402 NO_LICENSE_AVAILABLE when the pool is empty.
          */
         post: {
             parameters: {
@@ -427,6 +427,8 @@ export interface paths {
                             success: true;
                             /** @description The session token; also set as the cookie X-Service-Session. */
                             jwt: string;
+                            /** @description true when this took over a valid session of the same account (another tab, device or script), which is signed out now (401 SESSION_SUPERSEDED) */
+                            superseded: boolean;
                         };
                     };
                 };

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
-export const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera.js'))
+export const BIN = fileURLToPath(import.meta.resolve('@tessera/server/bin/tessera-server.js'))
 
 export interface Target {
   name: 'sqlite' | 'postgres'
@@ -98,17 +98,9 @@ export async function startTessera(
     output: () => output,
     async createAccount(username, password) {
       await runCli(
-        [
-          'accounts',
-          'create',
-          '--email',
-          `${username}@example.com`,
-          '--username',
-          username,
-          '--password',
-          password,
-        ],
+        ['accounts', 'create', '--email', `${username}@example.com`, '--username', username],
         fullEnv,
+        `${password}\n`,
       )
     },
     async stop() {
@@ -140,14 +132,16 @@ async function waitFor(
   throw new Error(`tessera serve did not start:\n${output()}`)
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<void> {
+/** `tessera-server ARGS`, `input` on stdin (a password is never an argument). */
+function runCli(args: string[], env: Record<string, string>, input = ''): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [BIN, ...args],
       { env: { ...process.env, ...env }, timeout: 60_000 },
       (error, _o, stderr) =>
         error ? reject(new Error(`tessera ${args[0]} ${args[1]} failed: ${stderr}`)) : resolve(),
     )
+    child.stdin?.end(input)
   })
 }

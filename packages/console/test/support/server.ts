@@ -11,14 +11,14 @@ import path from 'node:path'
 const require = createRequire(import.meta.url)
 /** The server workspace, found through its package name (a path to run, not an import). */
 export const SERVER_DIR = path.dirname(require.resolve('@tessera/server/package.json'))
-const BIN = path.join(SERVER_DIR, 'bin/tessera.js')
+const BIN = path.join(SERVER_DIR, 'bin/tessera-server.js')
 
 export interface Tessera {
   baseUrl: string
   adminPassword: string
   env: Record<string, string>
   output: () => string
-  cli: (args: string[]) => Promise<string>
+  cli: (args: string[], input?: string) => Promise<string>
   stop: () => Promise<void>
 }
 
@@ -56,16 +56,18 @@ export async function startTessera(extraEnv: Record<string, string> = {}): Promi
     throw new Error(`tessera serve did not start:\n${output}`)
   }
   const adminPassword = /password: (\S+)/.exec(output)?.[1] ?? ''
-  const cli = (args: string[]) =>
-    new Promise<string>((resolve, reject) =>
-      execFile(
+  // `input` on stdin: `accounts create` reads the password there (never an argument).
+  const cli = (args: string[], input = '') =>
+    new Promise<string>((resolve, reject) => {
+      const child = execFile(
         process.execPath,
         [BIN, ...args],
         { env: { ...process.env, ...env } },
         (error, stdout, stderr) =>
           error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
-      ),
-    )
+      )
+      child.stdin?.end(input)
+    })
   return {
     baseUrl,
     adminPassword,

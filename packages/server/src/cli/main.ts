@@ -1,13 +1,13 @@
-// `tessera` CLI: serve, worker, migrate, backup, restore, accounts, licenses, token sign, keys show;
-// and the client commands (login, upload, ls, download, listen, trigger, webhooks) in client-commands.ts.
-// Every command reads the same environment variables as the server (see `tessera serve --help`).
+// `tessera-server`: serve, worker, migrate, backup, restore, accounts, licenses, token sign, keys
+// show. The client commands (login, upload, ls, …) are @tessera/cli's `tessera`, which runs these
+// too when this package is installed beside it. Every command reads the server's environment
+// variables (see `tessera-server serve --help`).
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { AppError } from '../platform/errors.ts'
 import { parseDuration } from '../platform/units.ts'
-import { CLIENT_COMMANDS } from './client-names.ts'
 import { exitWithNpmParent, out, StartError, UsageError, withContext } from './common.ts'
 
 // Each command loads what it needs when it runs: `tessera --help` or `accounts passwd` do not load
@@ -15,7 +15,7 @@ import { exitWithNpmParent, out, StartError, UsageError, withContext } from './c
 const accountsModule = () => import('../modules/accounts/index.ts')
 const sessionsModule = () => import('../modules/sessions/index.ts')
 
-const USAGE = `Usage: tessera <command> [options]
+const USAGE = `Usage: tessera-server <command> [options]     (also: tessera <command>, with @tessera/cli)
 
 Commands:
   serve [--no-workers] [--processes N|auto]
@@ -30,27 +30,24 @@ Commands:
   backup --to DIR               consistent online backup: database, blobs, manifest
   restore --from DIR            restore a backup into an empty data dir / database
   migrate                       bring the database schema up to date
-  accounts create --email E --username U --password P [--admin]
+  accounts create --email E --username U [--admin]
+                                the password is asked twice on a terminal, else the first
+                                line of stdin (never an argument)
   accounts list
   accounts disable <id|username|email>   (--enable to re-enable)
   accounts passwd <id|username|email>    set a password: asked twice on a terminal, else
                                 the first line of stdin (never an argument)
   accounts set-email <id|username|email> <email>
-  licenses                      show the license pool's use
+  licenses                      show the license pool's use (from the database; 'tessera
+                                licenses' asks a running server instead)
   token sign --account <id|username|email> [--ttl 24h]
                                 mint an SSO auth token with the instance key
   keys show                     print the instance's public key and JWKS
 
-Client commands (talk to a running instance at --url or TESSERA_URL; see 'tessera <command> --help'):
-  login --username U            log in; the password is asked (or read from stdin), the token stored
-  upload FILE... [--parent /dir] [--wait]
-  ls [PATH] [--shared] [--json]
-  download ID [--optimized] [-o FILE]
-  listen [--events e1,e2] [--forward-to URL]
-  trigger EVENT                 send a test delivery to your webhook for EVENT
-  webhooks ls | deliveries ID | retry ID DELIVERY | recover ID --since T
+The client commands (login, upload, ls, download, listen, trigger, webhooks) are the 'tessera'
+binary of @tessera/cli: 'tessera --help'.
 
-Run 'tessera serve --help' for the environment variables the server commands read.`
+Run 'tessera-server serve --help' for the environment variables the server commands read.`
 
 async function announceAdmin(ctx: AppContext): Promise<void> {
   const { ensureInitialAdmin } = await accountsModule()
@@ -127,115 +124,6 @@ async function listenOrStop(app: FastifyInstance, config: Config): Promise<strin
   }
 }
 
-async function accounts(config: Config, args: string[]): Promise<void> {
-  const [action, ...rest] = args
-  const { createAccount, findAccountByLogin, listAccounts } = await accountsModule()
-  if (action === 'create') {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        email: { type: 'string' },
-        username: { type: 'string' },
-        password: { type: 'string' },
-        admin: { type: 'boolean', default: false },
-      },
-    })
-    if (!values.email || !values.username || !values.password) {
-      throw new UsageError('accounts create needs --email, --username and --password')
-    }
-    const account = await withContext(config, (ctx) =>
-      createAccount(ctx, {
-        email: values.email ?? '',
-        username: values.username ?? '',
-        password: values.password ?? '',
-        admin: values.admin,
-      }),
-    )
-    out(JSON.stringify(account))
-    return
-  }
-  if (action === 'list') {
-    const list = await withContext(config, (ctx) => listAccounts(ctx))
-    for (const a of list) {
-      out(
-        [a.id, a.username, a.email, a.isAdmin ? 'admin' : 'user', a.disabled ? 'disabled' : 'enabled'].join(
-          '\t',
-        ),
-      )
-    }
-    return
-  }
-  if (action === 'disable') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { enable: { type: 'boolean', default: false } },
-    })
-    const key = positionals[0]
-    if (!key) throw new UsageError('accounts disable needs an account id, username or e-mail')
-    await withContext(config, async (ctx) => {
-      const account = await findAccountByLogin(ctx, key)
-      if (!account) throw new UsageError(`no account ${key}`)
-      const { setAccountDisabled } = await sessionsModule()
-      await setAccountDisabled(ctx, account.id, !values.enable)
-      out(`${account.username} ${values.enable ? 'enabled' : 'disabled'}`)
-    })
-    return
-  }
-  if (action === 'passwd') return passwd(config, rest)
-  if (action === 'set-email') return setEmail(config, rest)
-  throw new UsageError('accounts needs create, list, disable, passwd or set-email')
-}
-
-/** The first line of a stream (a password piped in), without its line break; at most 4 KiB. */
-async function readLine(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = ''
-  for await (const chunk of stream) {
-    text += String(chunk)
-    const end = text.indexOf('\n')
-    if (end >= 0) return text.slice(0, end).replace(/\r$/, '')
-    if (text.length > 4096) throw new UsageError('the password line is longer than 4 KiB')
-  }
-  return text.replace(/\r$/, '')
-}
-
-/** A password never comes as an argument: it would be in the shell history and in `ps`. */
-async function readNewPassword(): Promise<string> {
-  if (!process.stdin.isTTY) return readLine(process.stdin)
-  const { default: passwordPrompt } = await import('@inquirer/password')
-  const first = await passwordPrompt({ message: 'New password:', mask: true })
-  const again = await passwordPrompt({ message: 'Repeat it:', mask: true })
-  if (first !== again) throw new UsageError('the passwords differ')
-  return first
-}
-
-async function passwd(config: Config, args: string[]): Promise<void> {
-  const [key, extra] = args
-  if (!key || extra !== undefined)
-    throw new UsageError('accounts passwd needs one account id, username or e-mail')
-  const { findAccountByLogin, setPassword } = await accountsModule()
-  await withContext(config, async (ctx) => {
-    const account = await findAccountByLogin(ctx, key)
-    if (!account) throw new UsageError(`no account ${key}`)
-    await setPassword(ctx, account.id, await readNewPassword())
-    out(`${account.username}: password set`)
-  })
-}
-
-async function setEmail(config: Config, args: string[]): Promise<void> {
-  const [key, email, extra] = args
-  if (!key || !email || extra !== undefined)
-    throw new UsageError('accounts set-email needs an account and an e-mail')
-  const { findAccountByLogin } = await accountsModule()
-  const { setAccountEmail } = await import('../modules/admin/index.ts')
-  await withContext(config, async (ctx) => {
-    const account = await findAccountByLogin(ctx, key)
-    if (!account) throw new UsageError(`no account ${key}`)
-    const changed = await setAccountEmail(ctx, account.id, email)
-    out(`${changed.username}: e-mail ${changed.email}`)
-  })
-}
-
 async function tokenSign(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { account: { type: 'string' }, ttl: { type: 'string' } } })
   if (!values.account) throw new UsageError('token sign needs --account')
@@ -248,15 +136,27 @@ async function tokenSign(config: Config, args: string[]): Promise<void> {
   })
 }
 
+async function serverVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))
+  return (manifest as { version: string }).version
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv
   if (!command || command === '--help' || command === 'help') {
     out(USAGE)
     return command ? 0 : 2
   }
-  // The client commands need no server configuration: they talk to an instance over HTTP.
-  if (CLIENT_COMMANDS.includes(command)) return (await import('./client-commands.ts')).runClientCommand(argv)
-  if (args.includes('--help')) {
+  if (command === '--version' || command === '-V') {
+    out(await serverVersion())
+    return 0
+  }
+  if (command === 'accounts' && (args.includes('--help') || args.includes('-h') || args.length === 0)) {
+    out((await import('./accounts.ts')).ACCOUNTS_HELP)
+    return args.length === 0 ? 2 : 0
+  }
+  if (args.includes('--help') || args.includes('-h')) {
     out(`${USAGE}\n\nEnvironment variables:\n${configHelp()}`)
     return 0
   }
@@ -286,7 +186,7 @@ export async function main(argv: string[]): Promise<number> {
       await (await import('./backup.ts')).restoreCommand(config, args)
       return 0
     case 'accounts':
-      await accounts(config, args)
+      await (await import('./accounts.ts')).accounts(config, args)
       return 0
     case 'licenses': {
       const { licenseUsage } = await sessionsModule()

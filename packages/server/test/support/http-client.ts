@@ -19,7 +19,7 @@ export async function createUser(
 ): Promise<{ id: string; username: string }> {
   const username = `${prefix}${Math.random().toString(36).slice(2, 10)}`
   const args = ['accounts', 'create', '--email', `${username}@example.com`, '--username', username]
-  const created = await runCli([...args, '--password', CLIENT_PASSWORD], env)
+  const created = await runCli(args, env, `${CLIENT_PASSWORD}\n`)
   assert.equal(created.code, 0, created.stderr)
   return { id: (JSON.parse(created.stdout) as { id: string }).id, username }
 }

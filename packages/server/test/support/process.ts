@@ -3,14 +3,16 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/tessera.js')
+export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/tessera-server.js')
 
+/** `tessera-server ARGS` with `input` on stdin (a password for `accounts create`, never an argument). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  input = '',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [BIN, ...args],
       { env: { ...process.env, ...env }, timeout: 60_000 },
@@ -18,6 +20,7 @@ export function runCli(
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
       },
     )
+    child.stdin?.end(input)
   })
 }
 
@@ -27,7 +30,7 @@ export async function cliAccount(
   name: string,
 ): Promise<{ accountId: string; authToken: string }> {
   const args = ['accounts', 'create', '--email', `${name}@example.com`, '--username', name]
-  const created = await runCli([...args, '--password', 'a long password'], env)
+  const created = await runCli(args, env, 'a long password\n')
   if (created.code !== 0) throw new Error(`tessera accounts create: ${created.stderr}`)
   const signed = await runCli(['token', 'sign', '--account', name], env)
   if (signed.code !== 0) throw new Error(`tessera token sign: ${signed.stderr}`)

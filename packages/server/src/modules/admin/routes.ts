@@ -99,6 +99,9 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
     '/admin/licenses',
     {
       ...admin,
+      // The auth token is enough: an admin must see who holds the licenses when none is free, and
+      // looking must not take one (nor supersede the admin's own session).
+      config: { auth: 'token' },
       schema: {
         tags,
         operationId: 'adminLicenses',

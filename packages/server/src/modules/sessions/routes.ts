@@ -31,7 +31,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
         summary: 'Create a session (locks a license token)',
         description:
           'Needs the auth token only. A previous session of the same account is invalidated at once and ' +
-          'its license moves to the new session. 402 NO_LICENSE_AVAILABLE when the pool is empty.',
+          'its license moves to the new session (`superseded: true` says one was). 402 NO_LICENSE_AVAILABLE when the pool is empty.',
         security: [{ bearerAuth: [] }, { authCookie: [] }],
         response: { 200: SessionResult },
       },
@@ -43,7 +43,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
         session.token,
         sessionCookieOptions(request, Math.floor(ctx.config.sessionTtlMs / 1000)),
       )
-      return { success: true as const, jwt: session.token }
+      return { success: true as const, jwt: session.token, superseded: session.superseded }
     },
   )
 

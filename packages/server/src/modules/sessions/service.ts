@@ -13,12 +13,15 @@ export interface CreatedSession {
   sessionId: string
   token: string
   expiresAt: number
+  /** A valid session of the same account was superseded by this one. */
+  superseded: boolean
 }
 
 export async function createSession(ctx: AppContext, accountId: string): Promise<CreatedSession> {
   const { db, config } = ctx
   const cache = authRowCache(ctx)
   let echoed: Promise<void> | undefined
+  let superseded = false
   const sessionId = await db.kysely.transaction().execute(async (tx) => {
     await lockResource(db, tx, 'tessera.licenses')
     // Under the pool lock that disabling also takes: an account disabled since its auth token was
@@ -27,9 +30,10 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
       throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
     }
     const now = Date.now()
-    const superseded = await repo.supersedeValidSessions(tx, accountId, now)
+    const supersededIds = await repo.supersedeValidSessions(tx, accountId, now)
+    superseded = supersededIds.length > 0
     // Before the commit, which sends the NOTIFY (see the end).
-    if (cache && superseded[0] !== undefined) echoed = cache.echo('sessions', superseded[0])
+    if (cache && supersededIds[0] !== undefined) echoed = cache.echo('sessions', supersededIds[0])
     const inUse = await repo.countValidSessions(tx, now)
     if (inUse >= config.licenses) {
       // Rolling back keeps the account's previous session (and its license) as it was.
@@ -52,7 +56,7 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
   // uses the old session anywhere after this answer is refused.
   await echoed
   const token = await ctx.tokens.signSessionToken(sessionId, accountId)
-  return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs }
+  return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs, superseded }
 }
 
 /** Keep-alive: the session stays valid for another TTL (never past a scheduled deletion). */

@@ -1,10 +1,9 @@
 // `tessera listen [--events a,b] [--forward-to URL]`: prints the account's events as they commit
 // (GET /events/stream) and, like the Stripe CLI, can forward each one, signed with Standard
 // Webhooks headers, to a local receiver. Resumes with Last-Event-ID after a dropped connection.
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 // The SSE parser is the SDK's (the same frames the SDK's events() reads).
 import { type SseFrame, sseFrames } from '@tessera/client'
-import { signatureHeaders } from '../delivery/index.ts'
 import { ClientFailure } from './credentials.ts'
 
 export { type SseFrame, sseFrames }
@@ -18,17 +17,39 @@ export interface ListenOptions {
   write: (line: string) => void
 }
 
-/** A fresh secret per run, printed at start; receivers verify with it (verifyWebhook). */
-export function forwardingSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`
+/**
+ * A fresh secret per run, printed at start. As for a webhook's secretToken, the HMAC key is the
+ * secret's UTF-8 bytes: verifyWebhook takes `secret`, and a Standard Webhooks library
+ * (`new Webhook(…)`) takes `standard` = `whsec_` + base64 of those bytes, as is.
+ */
+export function forwardingSecret(): { secret: string; standard: string } {
+  const secret = randomBytes(24).toString('base64url')
+  return { secret, standard: `whsec_${Buffer.from(secret, 'utf8').toString('base64')}` }
+}
+
+/** Standard Webhooks headers of one forwarded envelope (the server signs deliveries the same way). */
+export function signedHeaders(msgId: string, body: string, secret: string): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000)
+  const signature = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${msgId}.${timestamp}.${body}`)
+    .digest('base64')
+  return {
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${signature}`,
+  }
 }
 
 const MAX_BACKOFF_MS = 30_000
 
 /** Runs until `signal` aborts; reconnects (1 s doubling to 30 s) from the last event received. */
 export async function listen(options: ListenOptions): Promise<void> {
-  const secret = options.forwardTo ? forwardingSecret() : undefined
-  if (secret) options.write(`Forwarding to ${options.forwardTo}; webhook signing secret: ${secret}`)
+  const secrets = options.forwardTo ? forwardingSecret() : undefined
+  const secret = secrets?.secret
+  if (secrets) {
+    options.write(`Forwarding to ${options.forwardTo}; webhook signing secret: ${secrets.secret}`)
+    options.write(`  the same for new Webhook(secret) of a Standard Webhooks library: ${secrets.standard}`)
+  }
   let lastEventId: string | undefined
   let backoff = 1000
   while (!options.signal.aborted) {
@@ -117,7 +138,9 @@ async function handleFrame(
   }
   const time = new Date(envelope.runTimestamp ?? Date.now()).toISOString()
   options.write(`${time}  ${frame.event}  file ${envelope.file ?? '-'}  ${envelope.uuid ?? ''}`)
-  if (options.forwardTo && secret) await forward(options.forwardTo, frame, secret, options.write)
+  // webhook-id is the envelope's uuid, as in a webhook delivery: receivers dedupe by it.
+  const msgId = envelope.uuid ?? frame.id ?? randomBytes(12).toString('hex')
+  if (options.forwardTo && secret) await forward(options.forwardTo, frame, msgId, secret, options.write)
 }
 
 const FORWARD_TIMEOUT_MS = 15_000
@@ -126,16 +149,12 @@ const FORWARD_TIMEOUT_MS = 15_000
 async function forward(
   to: string,
   frame: SseFrame,
+  msgId: string,
   secret: string,
   write: (line: string) => void,
 ): Promise<void> {
   const started = performance.now()
-  const headers = signatureHeaders({
-    msgId: frame.id ?? randomBytes(12).toString('hex'),
-    timestampSec: Math.floor(Date.now() / 1000),
-    body: frame.data,
-    secrets: [secret],
-  })
+  const headers = signedHeaders(msgId, frame.data, secret)
   try {
     const response = await fetch(to, {
       method: 'POST',

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import passwordPrompt from '@inquirer/password'
-import { Tessera } from '@tessera/client'
+import { NoLicenseAvailableError, Tessera } from '@tessera/client'
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080'
 
@@ -106,28 +106,61 @@ export async function authTokenFor(
   const password = process.env.TESSERA_PASSWORD
   if (username && password) return { username, password }
   const stored = (await readStored()).instances[url]
-  if (!stored) throw new ClientUsageError(`not logged in to ${url}: run 'tessera login --username U' first`)
+  if (!stored) throw new ClientFailure(`not logged in to ${url}: run 'tessera login --username U' first`)
   return { authToken: stored.authToken }
 }
 
 /**
- * Opens a session for one command and closes it afterwards, also when the command fails. Opening a
- * session takes a license and supersedes the account's previous session (docs/sdk.md).
+ * Only the auth token: no session, so no license is taken and the account's other session (a
+ * backend's, a browser's) is left alone. For the commands whose routes need no session.
  */
-export async function withSession<T>(url: string, fn: (tessera: Tessera) => Promise<T>): Promise<T> {
-  const tessera = await Tessera.connect({ url, ...(await authTokenFor(url)) })
+export async function tokenClient(url: string): Promise<Tessera> {
+  return Tessera.connect({ url, ...(await authTokenFor(url)), session: false })
+}
+
+export interface SessionChoice {
+  /** Leave the session open at exit (it holds its license until it expires or is superseded). */
+  keepSession?: boolean
+}
+
+/**
+ * Opens a session for one command and ends it at once afterwards (POST /account/logout), also when
+ * the command fails: its license is free when the command returns, not after the deletion delay.
+ * Opening a session supersedes the account's other session; the server says so and so does stderr.
+ */
+export async function withSession<T>(
+  url: string,
+  fn: (tessera: Tessera) => Promise<T>,
+  choice: SessionChoice = {},
+): Promise<T> {
+  const tessera = await openSession(url)
+  if (tessera.supersededSession) {
+    process.stderr.write(
+      'tessera: note: this took over your other session (a script, a browser tab): it is signed out\n',
+    )
+  }
   try {
     return await fn(tessera)
   } finally {
-    await tessera.close().catch(() => undefined)
+    if (choice.keepSession) {
+      tessera.stopKeepAlive()
+      const until = tessera.expiresAt?.toISOString() ?? 'it expires'
+      process.stderr.write(`tessera: the session stays open (--keep-session) until ${until}\n`)
+    } else await tessera.logout().catch(() => undefined)
   }
 }
 
-/** Only the auth token (the event stream needs no session, so `listen` holds no license). */
-export async function plainAuthToken(url: string): Promise<string> {
-  const credentials = await authTokenFor(url)
-  if ('authToken' in credentials) return credentials.authToken
-  const tessera = await Tessera.connect({ url, ...credentials, keepAlive: false })
-  await tessera.close().catch(() => undefined)
-  return tessera.authToken
+async function openSession(url: string): Promise<Tessera> {
+  try {
+    return await Tessera.connect({ url, ...(await authTokenFor(url)) })
+  } catch (error) {
+    if (error instanceof NoLicenseAvailableError) {
+      throw new ClientFailure(
+        `no license is free on ${url} (${error.detail}): this command needs a session. Wait until one ` +
+          "ends or ask an administrator ('tessera licenses' shows who holds them); webhooks, trigger " +
+          'and listen need no license',
+      )
+    }
+    throw error
+  }
 }

@@ -11,12 +11,12 @@ import { PassThrough } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { Tessera } from '@tessera/client'
 import { verifyWebhook } from '@tessera/client/webhooks'
-import { type SseFrame, sseFrames } from '../src/cli/listen.ts'
-import { barRenderer, lineRenderer } from '../src/cli/upload.ts'
-import { tempDir } from './support/harness.ts'
-import { BIN, type Server, startServer } from './support/process.ts'
+import { Webhook } from 'standardwebhooks'
+import { type SseFrame, sseFrames } from '../src/listen.ts'
+import { barRenderer, lineRenderer } from '../src/upload.ts'
+import { BIN, type Server, startServer, tempDir } from './support/server.ts'
 
-const IFC = path.resolve(import.meta.dirname, 'fixtures/conversion/small-house.ifc')
+const IFC = path.resolve(import.meta.dirname, '../../server/test/fixtures/conversion/small-house.ifc')
 const SECRET = 'q4Vd-7hYz2KpX9mRw3Ls'
 
 interface Received {
@@ -223,7 +223,11 @@ for (const target of targets)
       })
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
       try {
-        const secret = await until('the secret', () => /secret: (whsec_\S+)/.exec(output)?.[1])
+        const secret = await until('the secret', () => /signing secret: (\S+)/.exec(output)?.[1])
+        const standard = await until(
+          'the whsec_ secret',
+          () => /Standard Webhooks library: (whsec_\S+)/.exec(output)?.[1],
+        )
         await until('the stream', () => output.includes('Ready: listening'))
         const node = await withSdk(async (tessera) => {
           const id = (await tessera.files.sceneTree(ifcId))[0]?.id ?? ''
@@ -235,6 +239,19 @@ for (const target of targets)
         )
         const envelope = await verifyWebhook({ headers: request.headers, body: request.body, secret })
         assert.equal(envelope.event, 'attribute_updated')
+        // The webhook-id is the envelope's uuid, as in a webhook delivery.
+        assert.equal(request.headers['webhook-id'], envelope.uuid)
+        // A Standard Webhooks library takes the printed whsec_ secret as is.
+        const headers = Object.fromEntries(
+          ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [
+            h,
+            String(request.headers[h]),
+          ]),
+        )
+        assert.equal(
+          (new Webhook(standard).verify(request.body, headers) as { uuid: string }).uuid,
+          envelope.uuid,
+        )
         assert.equal(envelope.file, ifcId)
         assert.ok(request.body.includes(node))
         await assert.rejects(verifyWebhook({ headers: request.headers, body: request.body, secret: SECRET }))
@@ -283,10 +300,21 @@ for (const target of targets)
     })
 
     test('help for every client command; usage errors exit 2', async () => {
-      for (const command of ['login', 'upload', 'ls', 'download', 'listen', 'trigger', 'webhooks']) {
-        const run = await cli([command, '--help'])
-        assert.equal(run.code, 0)
-        assert.match(run.stdout, new RegExp(`^Usage: tessera ${command}`))
+      for (const command of [
+        'login',
+        'upload',
+        'ls',
+        'download',
+        'listen',
+        'trigger',
+        'webhooks',
+        'licenses',
+      ]) {
+        for (const flag of ['--help', '-h']) {
+          const run = await cli([command, flag])
+          assert.equal(run.code, 0)
+          assert.match(run.stdout, new RegExp(`^Usage: tessera ${command}`))
+        }
       }
       const bad = await cli(['upload', '--nope', IFC])
       assert.equal(bad.code, 2)
@@ -295,8 +323,9 @@ for (const target of targets)
       assert.equal(events.code, 1)
       assert.match(events.stderr, /the event stream refused: VALIDATION_FAILED/)
       const elsewhere = await cli(['ls', '--url', 'http://127.0.0.1:9'])
-      assert.equal(elsewhere.code, 2)
+      assert.equal(elsewhere.code, 1)
       assert.match(elsewhere.stderr, /not logged in to http:\/\/127\.0\.0\.1:9/)
+      assert.doesNotMatch(elsewhere.stderr, /Usage:/, 'no help text for a missing login')
     })
   })
 

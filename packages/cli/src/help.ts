@@ -1,17 +1,22 @@
 // Help text of the client commands (`tessera <command> --help`).
 const URL_LINE = '  --url URL        the instance (default: TESSERA_URL, else http://127.0.0.1:8080)'
-const AUTH_LINE =
-  'Uses the token stored by `tessera login` for that URL, or TESSERA_USERNAME/TESSERA_PASSWORD; opens a\nsession (takes a license, supersedes your other session) for the run and closes it at exit.'
+const AUTH_LINE = `  --keep-session   leave the session open at exit (it keeps its license until it expires)
+Uses the token stored by \`tessera login\` for that URL, or TESSERA_USERNAME/TESSERA_PASSWORD. Opens a
+session for the run (takes one license; says so when it takes over your other session) and ends it
+when the command ends, so the license is free at once.`
+const TOKEN_LINE = `Uses the token stored by \`tessera login\` for that URL, or TESSERA_USERNAME/TESSERA_PASSWORD.
+Needs only the auth token: opens no session, takes no license, leaves your other session alone.`
 
 export const HELP: Record<string, string> = {
   login: `Usage: tessera login --username U [--url URL]
 
 Logs in and stores the auth token in $XDG_CONFIG_HOME/tessera/credentials.json (default
 ~/.config/tessera/; directory 0700, file 0600). The password is asked on a terminal, else read from
-the first line of stdin, or taken from TESSERA_PASSWORD; never an argument.
+the first line of stdin, or taken from TESSERA_PASSWORD; never an argument. Opens no session: a
+login takes no license and leaves your other session (a backend's, a browser's) alone.
   -u, --username U  username or e-mail (default: TESSERA_USERNAME)
 ${URL_LINE}`,
-  upload: `Usage: tessera upload FILE... [--parent /dir] [--wait] [--url URL]
+  upload: `Usage: tessera upload FILE... [--parent /dir] [--wait] [--keep-session] [--url URL]
 
 Uploads each file (a new revision when the path exists) with a progress bar for the bytes, then, with
 --wait, for the conversion. Plain lines when stdout is not a terminal. Exit 1 if an upload or a
@@ -20,7 +25,7 @@ conversion failed (its reason is printed).
   --wait           wait for each conversion to end
 ${URL_LINE}
 ${AUTH_LINE}`,
-  ls: `Usage: tessera ls [PATH] [--shared] [--json] [--url URL]
+  ls: `Usage: tessera ls [PATH] [--shared] [--json] [--keep-session] [--url URL]
 
 Lists a directory (default /), every page: its sub-folders first (how many files each holds,
 then its path), then its files: ID, state, size, last update, path.
@@ -28,7 +33,7 @@ then its path), then its files: ID, state, size, last update, path.
   --json           the file records as JSON
 ${URL_LINE}
 ${AUTH_LINE}`,
-  download: `Usage: tessera download ID [--optimized] [-o FILE] [--url URL]
+  download: `Usage: tessera download ID [--optimized] [-o FILE] [--keep-session] [--url URL]
 
 Downloads a file's original bytes, or with --optimized its GLB.
   --optimized      the optimized GLB (409 NOT_READY until converted)
@@ -41,22 +46,29 @@ Prints one line per event as it commits (time, event, file, uuid), from GET /eve
 --forward-to, POSTs each envelope byte for byte to URL with Standard Webhooks headers, signed with a
 secret printed at start (verify with verifyWebhook from @tessera/client/webhooks), and prints the
 answer's status and time. Reconnects with Last-Event-ID, so nothing is missed. Ctrl-C stops.
-Needs only the auth token: holds no session and no license.
   --events e1,e2   only these events (default: all)
   --forward-to URL the local receiver
-${URL_LINE}`,
+${URL_LINE}
+${TOKEN_LINE}`,
   trigger: `Usage: tessera trigger EVENT [--url URL]
 
 Sends a test delivery (POST /webhook/:id/test) to your first webhook for EVENT.
 ${URL_LINE}
-${AUTH_LINE}`,
+${TOKEN_LINE}`,
   webhooks: `Usage: tessera webhooks <action> [--url URL]
 
   ls [--json]                           your webhooks: ID, event, enabled or disabled:REASON, URL
-  deliveries ID [--status S] [--limit N] [--json]
-                                        a page of the delivery log, newest first
+  deliveries ID [--status S] [--limit N] [--cursor C] [--json]
+                                        a page of the delivery log, newest first; the
+                                        next page's command is printed on stderr
   retry ID DELIVERY                     make one delivery due now
   recover ID --since T                  failed and paused deliveries since T (ISO) are due now
 ${URL_LINE}
-${AUTH_LINE}`,
+${TOKEN_LINE}`,
+  licenses: `Usage: tessera licenses [--json] [--url URL]
+
+The license pool as the server sees it (GET /admin/licenses; admins only): licenses in use, and who
+holds them since when and until when. Works when every license is in use.
+${URL_LINE}
+${TOKEN_LINE}`,
 }

@@ -1,6 +1,13 @@
 // `tessera trigger EVENT` and `tessera webhooks ls|deliveries|retry|recover`.
-import type { DeliveryStatus } from '@tessera/client'
-import { ClientFailure, ClientUsageError, parse, resolveUrl, withSession } from './credentials.ts'
+// Their routes need only the auth token: no session is opened, so no license is taken and the
+// account's other session (a backend's) is not superseded.
+import type { DeliveryStatus, Tessera } from '@tessera/client'
+import { ClientFailure, ClientUsageError, parse, resolveUrl, tokenClient } from './credentials.ts'
+
+/** Runs `fn` with an auth-token-only client. */
+async function withToken<T>(url: string, fn: (tessera: Tessera) => Promise<T>): Promise<T> {
+  return fn(await tokenClient(url))
+}
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`)
@@ -10,7 +17,7 @@ export async function trigger(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, {})
   const [event, extra] = positionals
   if (!event || extra !== undefined) throw new ClientUsageError('trigger needs one event name')
-  await withSession(resolveUrl(values.url), async (tessera) => {
+  await withToken(resolveUrl(values.url), async (tessera) => {
     const hook = (await tessera.webhooks.list()).find((w) => w.attributes.event === event)
     if (!hook) {
       throw new ClientFailure(
@@ -32,12 +39,13 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     json: { type: 'boolean' },
     status: { type: 'string' },
     limit: { type: 'string' },
+    cursor: { type: 'string' },
     since: { type: 'string' },
   })
   const [id, delivery] = positionals
   const url = resolveUrl(values.url)
   if (action === 'ls') {
-    return withSession(url, async (tessera) => {
+    return withToken(url, async (tessera) => {
       const list = await tessera.webhooks.list()
       if (values.json) return out(JSON.stringify(list, null, 2))
       for (const w of list) {
@@ -55,8 +63,13 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     const status = STATUSES.find((s) => s === values.status)
     if (values.status !== undefined && !status)
       throw new ClientUsageError(`--status: one of ${STATUSES.join(', ')}`)
-    return withSession(url, async (tessera) => {
-      const page = await tessera.webhooks.deliveries(id, { limit, ...(status ? { status } : {}) })
+    return withToken(url, async (tessera) => {
+      const cursor = values.cursor
+      const page = await tessera.webhooks.deliveries(id, {
+        limit,
+        ...(status ? { status } : {}),
+        ...(cursor ? { cursor } : {}),
+      })
       if (values.json) return out(JSON.stringify(page, null, 2))
       for (const d of page.deliveries) {
         const last = d.lastStatusCode ?? d.lastErrorCode ?? '-'
@@ -73,12 +86,14 @@ export async function webhooksCommand(args: string[]): Promise<void> {
           ].join('  '),
         )
       }
-      if (page.nextCursor) out('(more: use --json for the next cursor)')
+      // On stderr: stdout stays one line per delivery for scripts.
+      if (page.nextCursor)
+        process.stderr.write(`more: tessera webhooks deliveries ${id} --cursor ${page.nextCursor}\n`)
     })
   }
   if (action === 'retry') {
     if (!delivery) throw new ClientUsageError('webhooks retry needs a webhook ID and a delivery ID')
-    return withSession(url, async (tessera) => {
+    return withToken(url, async (tessera) => {
       const d = await tessera.webhooks.retry(id, delivery)
       out(`delivery ${d._id} is ${d.status}`)
     })
@@ -87,7 +102,7 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     if (!values.since || Number.isNaN(Date.parse(values.since)))
       throw new ClientUsageError('webhooks recover needs --since <ISO date-time>')
     const since = new Date(values.since)
-    return withSession(url, async (tessera) => out(JSON.stringify(await tessera.webhooks.recover(id, since))))
+    return withToken(url, async (tessera) => out(JSON.stringify(await tessera.webhooks.recover(id, since))))
   }
   throw new ClientUsageError('webhooks needs ls, deliveries, retry or recover')
 }

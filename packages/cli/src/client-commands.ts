@@ -1,22 +1,22 @@
 // The client commands of `tessera` (login, upload, ls, download, listen, trigger, webhooks): they
-// talk to a running instance through @tessera/client, unlike the admin commands in main.ts, which
-// open the database. parseArgs, like main.ts: commander 14 is not what this tree resolves.
+// talk to a running instance through @tessera/client (the server's admin commands are
+// tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this tree resolves.
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { Tessera, TesseraError } from '@tessera/client'
+import { Tessera, unwrap } from '@tessera/client'
 import { toNodeStream } from '@tessera/client/node'
 import {
-  ClientFailure,
   ClientUsageError,
   parse,
-  plainAuthToken,
   readPassword,
   resolveUrl,
   storeToken,
+  tokenClient,
   withSession,
 } from './credentials.ts'
+import { reportFailure } from './failures.ts'
 import { HELP } from './help.ts'
 import { listen } from './listen.ts'
 import { barRenderer, formatBytes, lineRenderer, uploadFiles } from './upload.ts'
@@ -33,25 +33,40 @@ async function login(args: string[]): Promise<void> {
   if (!username) throw new ClientUsageError('login needs --username (or TESSERA_USERNAME)')
   const password = await readPassword()
   if (!password) throw new ClientUsageError('no password given')
-  const tessera = await Tessera.connect({ url, username, password, keepAlive: false })
-  await tessera.close().catch(() => undefined)
+  // The auth token is all a login needs: no session, so the account's other one (a backend's) lives on.
+  const tessera = await Tessera.connect({ url, username, password, session: false })
   const file = await storeToken(url, username, tessera.authToken)
   out(`Logged in to ${url} as ${username}; token stored in ${file}`)
 }
 
 async function upload(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { parent: { type: 'string' }, wait: { type: 'boolean' } })
+  const { values, positionals } = parse(args, {
+    parent: { type: 'string' },
+    wait: { type: 'boolean' },
+    ...KEEP_SESSION,
+  })
   if (positionals.length === 0) throw new ClientUsageError('upload needs at least one file')
   const render = process.stdout.isTTY ? barRenderer(process.stdout) : lineRenderer(out)
   const options = { parent: values.parent ?? '/', wait: values.wait === true }
-  return withSession(resolveUrl(values.url), (tessera) => uploadFiles(tessera, positionals, options, render))
+  return withSession(
+    resolveUrl(values.url),
+    (tessera) => uploadFiles(tessera, positionals, options, render),
+    sessionChoice(values),
+  )
 }
 
 async function ls(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, { shared: { type: 'boolean' }, json: { type: 'boolean' } })
+  const { values, positionals } = parse(args, {
+    shared: { type: 'boolean' },
+    json: { type: 'boolean' },
+    ...KEEP_SESSION,
+  })
   if (positionals.length > 1) throw new ClientUsageError('ls takes one directory')
-  await withSession(resolveUrl(values.url), async (tessera) => {
-    const directory = positionals[0] ?? '/'
+  await withSession(resolveUrl(values.url), listing(values, positionals[0] ?? '/'), sessionChoice(values))
+}
+
+function listing(values: { shared?: boolean | undefined; json?: boolean | undefined }, directory: string) {
+  return async (tessera: Tessera): Promise<void> => {
     const files = values.shared ? await sharedFiles(tessera) : await tessera.files.list(directory)
     if (values.json) return out(JSON.stringify(files, null, 2))
     if (!values.shared) {
@@ -64,7 +79,25 @@ async function ls(args: string[]): Promise<void> {
     for (const f of files) {
       out([f._id, f.state.padEnd(10), formatBytes(f.size).padStart(10), f.updated, f.key].join('  '))
     }
-  })
+  }
+}
+
+/** --keep-session: the upload, ls and download commands end their session unless asked not to. */
+const KEEP_SESSION = { 'keep-session': { type: 'boolean' } } as const
+
+function sessionChoice(values: { 'keep-session'?: boolean | undefined }) {
+  return { keepSession: values['keep-session'] === true }
+}
+
+/** `tessera licenses`: the pool as the server sees it (GET /admin/licenses, an admin's auth token). */
+async function licenses(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } })
+  if (positionals.length > 0) throw new ClientUsageError('licenses takes no arguments')
+  const tessera = await tokenClient(resolveUrl(values.url))
+  const usage = await unwrap(tessera.api.GET('/admin/licenses'))
+  if (values.json) return out(JSON.stringify(usage, null, 2))
+  out(`${usage.inUse} of ${usage.total} licenses in use`)
+  for (const s of usage.sessions) out(`  ${s.username}\tsince ${s.created}\tvalid until ${s.validUntil}`)
 }
 
 /** A sub-folder, in the columns of a file line: where the ID, state and size go, its file count. */
@@ -89,30 +122,35 @@ async function download(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, {
     optimized: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
+    ...KEEP_SESSION,
   })
   const [id, extra] = positionals
   if (!id || extra !== undefined) throw new ClientUsageError('download needs one file ID')
-  await withSession(resolveUrl(values.url), async (tessera) => {
-    let output = values.output
-    if (!output) {
-      const name = path.basename((await tessera.files.get(id)).name)
-      output = values.optimized ? `${name.replace(/\.[^.]*$/, '')}.glb` : name
-    }
-    const body = values.optimized
-      ? await tessera.files.downloadOptimized(id)
-      : await tessera.files.download(id)
-    if (output === '-') return pipeline(toNodeStream(body), process.stdout)
-    // Written beside the target, renamed when complete: an interrupted download leaves no half file.
-    const partial = `${output}.part`
-    try {
-      await pipeline(toNodeStream(body), createWriteStream(partial))
-      await rename(partial, output)
-    } catch (error) {
-      await rm(partial, { force: true })
-      throw error
-    }
-    process.stderr.write(`saved ${output}\n`)
-  })
+  await withSession(
+    resolveUrl(values.url),
+    async (tessera) => {
+      let output = values.output
+      if (!output) {
+        const name = path.basename((await tessera.files.get(id)).name)
+        output = values.optimized ? `${name.replace(/\.[^.]*$/, '')}.glb` : name
+      }
+      const body = values.optimized
+        ? await tessera.files.downloadOptimized(id)
+        : await tessera.files.download(id)
+      if (output === '-') return pipeline(toNodeStream(body), process.stdout)
+      // Written beside the target, renamed when complete: an interrupted download leaves no half file.
+      const partial = `${output}.part`
+      try {
+        await pipeline(toNodeStream(body), createWriteStream(partial))
+        await rename(partial, output)
+      } catch (error) {
+        await rm(partial, { force: true })
+        throw error
+      }
+      process.stderr.write(`saved ${output}\n`)
+    },
+    sessionChoice(values),
+  )
 }
 
 async function listenCommand(args: string[]): Promise<void> {
@@ -131,7 +169,7 @@ async function listenCommand(args: string[]): Promise<void> {
   process.once('SIGTERM', stop)
   await listen({
     url,
-    authToken: await plainAuthToken(url),
+    authToken: (await tokenClient(url)).authToken,
     ...(values.events ? { events: values.events } : {}),
     ...(forwardTo ? { forwardTo } : {}),
     signal: controller.signal,
@@ -147,9 +185,9 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   listen: listenCommand,
   trigger,
   webhooks: webhooksCommand,
+  licenses,
 }
 
-// client-names.ts lists the same names for main.ts; a test checks that the two agree.
 export const CLIENT_COMMAND_NAMES = Object.keys(COMMANDS)
 
 /** Runs one client command; answers the exit code. */
@@ -169,15 +207,6 @@ export async function runClientCommand(argv: string[]): Promise<number> {
       process.stderr.write(`tessera: ${error.message}\n\n${HELP[command] ?? ''}\n`)
       return 2
     }
-    if (error instanceof ClientFailure) {
-      process.stderr.write(`tessera: ${error.message}\n`)
-      return 1
-    }
-    if (error instanceof TesseraError) {
-      const detail = error.detail ? `: ${error.detail}` : ''
-      process.stderr.write(`tessera: ${error.code}${detail} (HTTP ${error.status})\n`)
-      return 1
-    }
-    throw error
+    return reportFailure(error, args)
   }
 }
