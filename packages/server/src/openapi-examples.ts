@@ -3,7 +3,7 @@
 // (contract/samples.ts, what POST /webhook/:id/test sends), everything else is derived from the
 // schema itself. Nothing is written by hand, so an example cannot drift from its schema;
 // test/openapi-lint.test.ts has Redocly validate each one against its schema.
-import { type SampleContext, sampleData } from './contract/index.ts'
+import { isEventName, type SampleContext, sampleData } from './contract/index.ts'
 
 type Json = Record<string, unknown>
 
@@ -131,6 +131,7 @@ function exampleMedia(content: unknown, builder: ExampleBuilder): void {
 export function addExamples(document: Json): void {
   const components = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>
   const builder = new ExampleBuilder(components)
+  addWebhookExamples(document, builder)
   const paths = { ...(document.paths as Json), ...(document.webhooks as Json) } as Record<
     string,
     Record<string, Json>
@@ -142,5 +143,17 @@ export function addExamples(document: Json): void {
         if (status.startsWith('2')) exampleMedia(response.content, builder)
       }
     }
+  }
+}
+
+/** Each webhook's payload: the envelope derived from its schema, `data` the event's contract sample. */
+function addWebhookExamples(document: Json, builder: ExampleBuilder): void {
+  const webhooks = (document.webhooks ?? {}) as Record<string, { post?: Json }>
+  for (const [event, item] of Object.entries(webhooks)) {
+    const body = (item.post?.requestBody as Json | undefined)?.content as Record<string, Json> | undefined
+    const media = body?.['application/json']
+    if (!media?.schema || !isEventName(event)) continue
+    const envelope = builder.of(media.schema as Json) as Json
+    media.example = { ...envelope, event, data: sampleData(event, sampleContext()) }
   }
 }

@@ -7145,11 +7145,11 @@ export interface operations {
                  *       "event": "attribute_updated",
                  *       "data": {
                  *         "user": {
-                 *           "email": "text"
+                 *           "email": "alice@example.com"
                  *         },
                  *         "nodeIdToAttributes": {
                  *           "0": {
-                 *             "0": {}
+                 *             "color": "red"
                  *           }
                  *         }
                  *       },
@@ -7212,41 +7212,28 @@ export interface operations {
                  *       "event": "file_uploaded",
                  *       "data": {
                  *         "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "parent": "text",
-                 *         "key": "text",
-                 *         "name": "text",
-                 *         "owner": "text",
-                 *         "user": "text",
-                 *         "roles": [
-                 *           {
-                 *             "email": "text",
-                 *             "role": "viewer"
-                 *           }
-                 *         ],
-                 *         "isLink": true,
-                 *         "shareToken": "text",
-                 *         "size": 1,
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
                  *         "created": "2026-01-15T09:30:00.000Z",
                  *         "updated": "2026-01-15T09:30:00.000Z",
                  *         "revisionDate": "2026-01-15T09:30:00.000Z",
-                 *         "attributes": {
-                 *           "0": {}
-                 *         },
-                 *         "allowLivePublicMeetings": true,
-                 *         "state": "text",
-                 *         "error": "text",
-                 *         "sceneTreeNames": [
-                 *           "text"
-                 *         ],
-                 *         "sceneTreeRoots": [
-                 *           "text"
-                 *         ],
-                 *         "favoritedBy": [
-                 *           {}
-                 *         ],
-                 *         "type": "text",
-                 *         "bucket": "text",
-                 *         "__v": 1
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "queued",
+                 *         "error": "",
+                 *         "sceneTreeNames": [],
+                 *         "sceneTreeRoots": [],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -7346,41 +7333,33 @@ export interface operations {
                  *       "event": "file_optimized",
                  *       "data": {
                  *         "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "parent": "text",
-                 *         "key": "text",
-                 *         "name": "text",
-                 *         "owner": "text",
-                 *         "user": "text",
-                 *         "roles": [
-                 *           {
-                 *             "email": "text",
-                 *             "role": "viewer"
-                 *           }
-                 *         ],
-                 *         "isLink": true,
-                 *         "shareToken": "text",
-                 *         "size": 1,
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
                  *         "created": "2026-01-15T09:30:00.000Z",
                  *         "updated": "2026-01-15T09:30:00.000Z",
                  *         "revisionDate": "2026-01-15T09:30:00.000Z",
-                 *         "attributes": {
-                 *           "0": {}
-                 *         },
-                 *         "allowLivePublicMeetings": true,
-                 *         "state": "text",
-                 *         "error": "text",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
                  *         "sceneTreeNames": [
-                 *           "text"
+                 *           "Scene",
+                 *           "Mesh"
                  *         ],
                  *         "sceneTreeRoots": [
-                 *           "text"
+                 *           "0"
                  *         ],
-                 *         "favoritedBy": [
-                 *           {}
-                 *         ],
-                 *         "type": "text",
-                 *         "bucket": "text",
-                 *         "__v": 1
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -7480,41 +7459,28 @@ export interface operations {
                  *       "event": "file_optimization_failed",
                  *       "data": {
                  *         "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "parent": "text",
-                 *         "key": "text",
-                 *         "name": "text",
-                 *         "owner": "text",
-                 *         "user": "text",
-                 *         "roles": [
-                 *           {
-                 *             "email": "text",
-                 *             "role": "viewer"
-                 *           }
-                 *         ],
-                 *         "isLink": true,
-                 *         "shareToken": "text",
-                 *         "size": 1,
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
                  *         "created": "2026-01-15T09:30:00.000Z",
                  *         "updated": "2026-01-15T09:30:00.000Z",
                  *         "revisionDate": "2026-01-15T09:30:00.000Z",
-                 *         "attributes": {
-                 *           "0": {}
-                 *         },
-                 *         "allowLivePublicMeetings": true,
-                 *         "state": "text",
-                 *         "error": "text",
-                 *         "sceneTreeNames": [
-                 *           "text"
-                 *         ],
-                 *         "sceneTreeRoots": [
-                 *           "text"
-                 *         ],
-                 *         "favoritedBy": [
-                 *           {}
-                 *         ],
-                 *         "type": "text",
-                 *         "bucket": "text",
-                 *         "__v": 1
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "error",
+                 *         "error": "sample conversion failure",
+                 *         "sceneTreeNames": [],
+                 *         "sceneTreeRoots": [],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -7613,61 +7579,35 @@ export interface operations {
                  *       "file": "665f1c2e8a4b3c0012a1b2c3",
                  *       "event": "annotation_created",
                  *       "data": {
-                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "author": "text",
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "author": "alice@example.com",
                  *         "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "name": "text",
-                 *         "content": "text",
-                 *         "type": 1,
-                 *         "color": "text",
-                 *         "cameraX": 1,
-                 *         "cameraY": 1,
-                 *         "cameraZ": 1,
-                 *         "date": 1,
-                 *         "lastUpdate": 1,
-                 *         "targets": [
-                 *           {}
-                 *         ],
-                 *         "tags": [
-                 *           "text"
-                 *         ],
-                 *         "readPermissions": [
-                 *           "text"
-                 *         ],
-                 *         "writePermissions": [
-                 *           "text"
-                 *         ],
+                 *         "name": "Sample annotation",
+                 *         "content": "Sent by POST /webhook/:id/test",
+                 *         "type": 0,
+                 *         "color": "#ff0000",
+                 *         "cameraX": 0,
+                 *         "cameraY": 1.5,
+                 *         "cameraZ": 5,
+                 *         "date": 1768469400000,
+                 *         "lastUpdate": 1768469400000,
+                 *         "targets": [],
+                 *         "tags": [],
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
                  *         "permissions": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "writeTargets": [
-                 *             "text"
-                 *           ],
-                 *           "readTargets": [
-                 *             "text"
-                 *           ],
-                 *           "delete": [
-                 *             "text"
-                 *           ],
-                 *           "writeTitle": [
-                 *             "text"
-                 *           ],
-                 *           "readTitle": [
-                 *             "text"
-                 *           ],
-                 *           "writeDiscussion": [
-                 *             "text"
-                 *           ],
-                 *           "readDiscussion": [
-                 *             "text"
-                 *           ],
-                 *           "writeDescription": [
-                 *             "text"
-                 *           ],
-                 *           "readDescription": [
-                 *             "text"
-                 *           ]
+                 *           "_id": "665f1c2e8a4b3c0012a1b201",
+                 *           "writeTargets": [],
+                 *           "readTargets": [],
+                 *           "delete": [],
+                 *           "writeTitle": [],
+                 *           "readTitle": [],
+                 *           "writeDiscussion": [],
+                 *           "readDiscussion": [],
+                 *           "writeDescription": [],
+                 *           "readDescription": []
                  *         },
-                 *         "__v": 1
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -7766,119 +7706,67 @@ export interface operations {
                  *       "event": "annotation_updated",
                  *       "data": {
                  *         "old": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "author": "text",
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "author": "alice@example.com",
                  *           "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "name": "text",
-                 *           "content": "text",
-                 *           "type": 1,
-                 *           "color": "text",
-                 *           "cameraX": 1,
-                 *           "cameraY": 1,
-                 *           "cameraZ": 1,
-                 *           "date": 1,
-                 *           "lastUpdate": 1,
-                 *           "targets": [
-                 *             {}
-                 *           ],
-                 *           "tags": [
-                 *             "text"
-                 *           ],
-                 *           "readPermissions": [
-                 *             "text"
-                 *           ],
-                 *           "writePermissions": [
-                 *             "text"
-                 *           ],
+                 *           "name": "Sample annotation",
+                 *           "content": "Sent by POST /webhook/:id/test",
+                 *           "type": 0,
+                 *           "color": "#ff0000",
+                 *           "cameraX": 0,
+                 *           "cameraY": 1.5,
+                 *           "cameraZ": 5,
+                 *           "date": 1768469400000,
+                 *           "lastUpdate": 1768469400000,
+                 *           "targets": [],
+                 *           "tags": [],
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
                  *           "permissions": [
                  *             {
-                 *               "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *               "writeTargets": [
-                 *                 "text"
-                 *               ],
-                 *               "readTargets": [
-                 *                 "text"
-                 *               ],
-                 *               "delete": [
-                 *                 "text"
-                 *               ],
-                 *               "writeTitle": [
-                 *                 "text"
-                 *               ],
-                 *               "readTitle": [
-                 *                 "text"
-                 *               ],
-                 *               "writeDiscussion": [
-                 *                 "text"
-                 *               ],
-                 *               "readDiscussion": [
-                 *                 "text"
-                 *               ],
-                 *               "writeDescription": [
-                 *                 "text"
-                 *               ],
-                 *               "readDescription": [
-                 *                 "text"
-                 *               ]
+                 *               "_id": "665f1c2e8a4b3c0012a1b201",
+                 *               "writeTargets": [],
+                 *               "readTargets": [],
+                 *               "delete": [],
+                 *               "writeTitle": [],
+                 *               "readTitle": [],
+                 *               "writeDiscussion": [],
+                 *               "readDiscussion": [],
+                 *               "writeDescription": [],
+                 *               "readDescription": []
                  *             }
                  *           ],
-                 *           "__v": 1
+                 *           "__v": 0
                  *         },
                  *         "new": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "author": "text",
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "author": "alice@example.com",
                  *           "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "name": "text",
-                 *           "content": "text",
-                 *           "type": 1,
-                 *           "color": "text",
-                 *           "cameraX": 1,
-                 *           "cameraY": 1,
-                 *           "cameraZ": 1,
-                 *           "date": 1,
-                 *           "lastUpdate": 1,
-                 *           "targets": [
-                 *             {}
-                 *           ],
-                 *           "tags": [
-                 *             "text"
-                 *           ],
-                 *           "readPermissions": [
-                 *             "text"
-                 *           ],
-                 *           "writePermissions": [
-                 *             "text"
-                 *           ],
+                 *           "name": "Sample annotation (renamed)",
+                 *           "content": "Sent by POST /webhook/:id/test",
+                 *           "type": 0,
+                 *           "color": "#ff0000",
+                 *           "cameraX": 0,
+                 *           "cameraY": 1.5,
+                 *           "cameraZ": 5,
+                 *           "date": 1768469400000,
+                 *           "lastUpdate": 1768469400000,
+                 *           "targets": [],
+                 *           "tags": [],
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
                  *           "permissions": [
                  *             {
-                 *               "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *               "writeTargets": [
-                 *                 "text"
-                 *               ],
-                 *               "readTargets": [
-                 *                 "text"
-                 *               ],
-                 *               "delete": [
-                 *                 "text"
-                 *               ],
-                 *               "writeTitle": [
-                 *                 "text"
-                 *               ],
-                 *               "readTitle": [
-                 *                 "text"
-                 *               ],
-                 *               "writeDiscussion": [
-                 *                 "text"
-                 *               ],
-                 *               "readDiscussion": [
-                 *                 "text"
-                 *               ],
-                 *               "writeDescription": [
-                 *                 "text"
-                 *               ],
-                 *               "readDescription": [
-                 *                 "text"
-                 *               ]
+                 *               "_id": "665f1c2e8a4b3c0012a1b201",
+                 *               "writeTargets": [],
+                 *               "readTargets": [],
+                 *               "delete": [],
+                 *               "writeTitle": [],
+                 *               "readTitle": [],
+                 *               "writeDiscussion": [],
+                 *               "readDiscussion": [],
+                 *               "writeDescription": [],
+                 *               "readDescription": []
                  *             }
                  *           ],
                  *           "__v": 1
@@ -8032,61 +7920,35 @@ export interface operations {
                  *       "file": "665f1c2e8a4b3c0012a1b2c3",
                  *       "event": "annotation_removed",
                  *       "data": {
-                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "author": "text",
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "author": "alice@example.com",
                  *         "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "name": "text",
-                 *         "content": "text",
-                 *         "type": 1,
-                 *         "color": "text",
-                 *         "cameraX": 1,
-                 *         "cameraY": 1,
-                 *         "cameraZ": 1,
-                 *         "date": 1,
-                 *         "lastUpdate": 1,
-                 *         "targets": [
-                 *           {}
-                 *         ],
-                 *         "tags": [
-                 *           "text"
-                 *         ],
-                 *         "readPermissions": [
-                 *           "text"
-                 *         ],
-                 *         "writePermissions": [
-                 *           "text"
-                 *         ],
+                 *         "name": "Sample annotation",
+                 *         "content": "Sent by POST /webhook/:id/test",
+                 *         "type": 0,
+                 *         "color": "#ff0000",
+                 *         "cameraX": 0,
+                 *         "cameraY": 1.5,
+                 *         "cameraZ": 5,
+                 *         "date": 1768469400000,
+                 *         "lastUpdate": 1768469400000,
+                 *         "targets": [],
+                 *         "tags": [],
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
                  *         "permissions": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "writeTargets": [
-                 *             "text"
-                 *           ],
-                 *           "readTargets": [
-                 *             "text"
-                 *           ],
-                 *           "delete": [
-                 *             "text"
-                 *           ],
-                 *           "writeTitle": [
-                 *             "text"
-                 *           ],
-                 *           "readTitle": [
-                 *             "text"
-                 *           ],
-                 *           "writeDiscussion": [
-                 *             "text"
-                 *           ],
-                 *           "readDiscussion": [
-                 *             "text"
-                 *           ],
-                 *           "writeDescription": [
-                 *             "text"
-                 *           ],
-                 *           "readDescription": [
-                 *             "text"
-                 *           ]
+                 *           "_id": "665f1c2e8a4b3c0012a1b201",
+                 *           "writeTargets": [],
+                 *           "readTargets": [],
+                 *           "delete": [],
+                 *           "writeTitle": [],
+                 *           "readTitle": [],
+                 *           "writeDiscussion": [],
+                 *           "readDiscussion": [],
+                 *           "writeDescription": [],
+                 *           "readDescription": []
                  *         },
-                 *         "__v": 1
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -8184,76 +8046,55 @@ export interface operations {
                  *       "file": "665f1c2e8a4b3c0012a1b2c3",
                  *       "event": "configuration_created",
                  *       "data": {
-                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
                  *         "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "name": "text",
-                 *         "author": "text",
-                 *         "lastModificationAuthor": "text",
-                 *         "lockedBy": "text",
+                 *         "name": "Sample configuration",
+                 *         "author": "alice@example.com",
+                 *         "lastModificationAuthor": null,
+                 *         "lockedBy": null,
                  *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
-                 *         "date": 1,
-                 *         "lastModificationDate": 1,
-                 *         "disableCamera": true,
-                 *         "cameraPosition": [
-                 *           1
-                 *         ],
-                 *         "cameraType": "text",
-                 *         "environmentFile": "text",
+                 *         "date": 1768469400000,
+                 *         "disableCamera": false,
+                 *         "cameraPosition": [],
+                 *         "cameraType": null,
+                 *         "environmentFile": null,
                  *         "environmentBrightness": 1,
-                 *         "environmentOrientation": 1,
-                 *         "layersEnabled": true,
-                 *         "enabledLayers": [
-                 *           {}
-                 *         ],
-                 *         "behaviorsEnabled": true,
-                 *         "enabledBehaviors": [
-                 *           "665f1c2e8a4b3c0012a1b2c3"
-                 *         ],
-                 *         "enabledEffects": [
-                 *           {}
-                 *         ],
+                 *         "environmentOrientation": 0,
+                 *         "layersEnabled": false,
+                 *         "enabledLayers": [],
+                 *         "behaviorsEnabled": false,
+                 *         "enabledBehaviors": [],
+                 *         "enabledEffects": [],
                  *         "transparencyEffectParameters": {
-                 *           "alphaCoefficient": 1,
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *           "alphaCoefficient": 0.5,
+                 *           "_id": "665f1c2e8a4b3c0012a1b201"
                  *         },
-                 *         "explodedViewDistance": 1,
-                 *         "explodedViewEnabled": true,
-                 *         "environmentEnabled": true,
-                 *         "skyboxEnabled": true,
-                 *         "iblEnabled": true,
-                 *         "upVector": "text",
-                 *         "zNear": 1,
-                 *         "cameraFoVIndex": 1,
-                 *         "activeOnStart": true,
-                 *         "modifiersEnabled": true,
-                 *         "modifiers": [
-                 *           {}
-                 *         ],
+                 *         "explodedViewDistance": null,
+                 *         "explodedViewEnabled": false,
+                 *         "environmentEnabled": false,
+                 *         "skyboxEnabled": false,
+                 *         "iblEnabled": false,
+                 *         "upVector": "Y+",
+                 *         "zNear": 0.1,
+                 *         "cameraFoVIndex": 0,
+                 *         "activeOnStart": false,
+                 *         "modifiersEnabled": false,
+                 *         "modifiers": [],
                  *         "sceneEnabled": true,
-                 *         "rememberSelection": true,
-                 *         "sceneTree": 1,
-                 *         "selectedNodes": [
-                 *           "text"
-                 *         ],
-                 *         "autosaveCameraPosition": true,
-                 *         "collaborationEnabled": true,
-                 *         "collaborativeAvatarsEnabled": true,
-                 *         "collaborativeSelectionEnabled": true,
-                 *         "enabledClippingPlanes": [
-                 *           {}
-                 *         ],
-                 *         "clippingPlanesEnabled": true,
-                 *         "enabledQuotations": [
-                 *           {}
-                 *         ],
-                 *         "quotationsEnabled": true,
-                 *         "readPermissions": [
-                 *           "text"
-                 *         ],
-                 *         "writePermissions": [
-                 *           "text"
-                 *         ],
-                 *         "__v": 1
+                 *         "rememberSelection": false,
+                 *         "sceneTree": 0,
+                 *         "selectedNodes": [],
+                 *         "autosaveCameraPosition": false,
+                 *         "collaborationEnabled": false,
+                 *         "collaborativeAvatarsEnabled": false,
+                 *         "collaborativeSelectionEnabled": false,
+                 *         "enabledClippingPlanes": [],
+                 *         "clippingPlanesEnabled": false,
+                 *         "enabledQuotations": [],
+                 *         "quotationsEnabled": false,
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "__v": 0
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
@@ -8364,148 +8205,107 @@ export interface operations {
                  *       "event": "configuration_updated",
                  *       "data": {
                  *         "old": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
                  *           "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "name": "text",
-                 *           "author": "text",
-                 *           "lastModificationAuthor": "text",
-                 *           "lockedBy": "text",
+                 *           "name": "Sample configuration",
+                 *           "author": "alice@example.com",
+                 *           "lastModificationAuthor": null,
+                 *           "lockedBy": null,
                  *           "lastActivationDate": "2026-01-15T09:30:00.000Z",
-                 *           "date": 1,
-                 *           "lastModificationDate": 1,
-                 *           "disableCamera": true,
-                 *           "cameraPosition": [
-                 *             1
-                 *           ],
-                 *           "cameraType": "text",
-                 *           "environmentFile": "text",
+                 *           "date": 1768469400000,
+                 *           "disableCamera": false,
+                 *           "cameraPosition": [],
+                 *           "cameraType": null,
+                 *           "environmentFile": null,
                  *           "environmentBrightness": 1,
-                 *           "environmentOrientation": 1,
-                 *           "layersEnabled": true,
-                 *           "enabledLayers": [
-                 *             {}
-                 *           ],
-                 *           "behaviorsEnabled": true,
-                 *           "enabledBehaviors": [
-                 *             "665f1c2e8a4b3c0012a1b2c3"
-                 *           ],
-                 *           "enabledEffects": [
-                 *             {}
-                 *           ],
+                 *           "environmentOrientation": 0,
+                 *           "layersEnabled": false,
+                 *           "enabledLayers": [],
+                 *           "behaviorsEnabled": false,
+                 *           "enabledBehaviors": [],
+                 *           "enabledEffects": [],
                  *           "transparencyEffectParameters": {
-                 *             "alphaCoefficient": 1,
-                 *             "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *             "alphaCoefficient": 0.5,
+                 *             "_id": "665f1c2e8a4b3c0012a1b201"
                  *           },
-                 *           "explodedViewDistance": 1,
-                 *           "explodedViewEnabled": true,
-                 *           "environmentEnabled": true,
-                 *           "skyboxEnabled": true,
-                 *           "iblEnabled": true,
-                 *           "upVector": "text",
-                 *           "zNear": 1,
-                 *           "cameraFoVIndex": 1,
-                 *           "activeOnStart": true,
-                 *           "modifiersEnabled": true,
-                 *           "modifiers": [
-                 *             {}
-                 *           ],
+                 *           "explodedViewDistance": null,
+                 *           "explodedViewEnabled": false,
+                 *           "environmentEnabled": false,
+                 *           "skyboxEnabled": false,
+                 *           "iblEnabled": false,
+                 *           "upVector": "Y+",
+                 *           "zNear": 0.1,
+                 *           "cameraFoVIndex": 0,
+                 *           "activeOnStart": false,
+                 *           "modifiersEnabled": false,
+                 *           "modifiers": [],
                  *           "sceneEnabled": true,
-                 *           "rememberSelection": true,
-                 *           "sceneTree": 1,
-                 *           "selectedNodes": [
-                 *             "text"
-                 *           ],
-                 *           "autosaveCameraPosition": true,
-                 *           "collaborationEnabled": true,
-                 *           "collaborativeAvatarsEnabled": true,
-                 *           "collaborativeSelectionEnabled": true,
-                 *           "enabledClippingPlanes": [
-                 *             {}
-                 *           ],
-                 *           "clippingPlanesEnabled": true,
-                 *           "enabledQuotations": [
-                 *             {}
-                 *           ],
-                 *           "quotationsEnabled": true,
-                 *           "readPermissions": [
-                 *             "text"
-                 *           ],
-                 *           "writePermissions": [
-                 *             "text"
-                 *           ],
-                 *           "__v": 1
+                 *           "rememberSelection": false,
+                 *           "sceneTree": 0,
+                 *           "selectedNodes": [],
+                 *           "autosaveCameraPosition": false,
+                 *           "collaborationEnabled": false,
+                 *           "collaborativeAvatarsEnabled": false,
+                 *           "collaborativeSelectionEnabled": false,
+                 *           "enabledClippingPlanes": [],
+                 *           "clippingPlanesEnabled": false,
+                 *           "enabledQuotations": [],
+                 *           "quotationsEnabled": false,
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "__v": 0
                  *         },
                  *         "new": {
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
                  *           "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *           "name": "text",
-                 *           "author": "text",
-                 *           "lastModificationAuthor": "text",
-                 *           "lockedBy": "text",
+                 *           "name": "Sample configuration (renamed)",
+                 *           "author": "alice@example.com",
+                 *           "lastModificationAuthor": "alice@example.com",
+                 *           "lockedBy": null,
                  *           "lastActivationDate": "2026-01-15T09:30:00.000Z",
-                 *           "date": 1,
-                 *           "lastModificationDate": 1,
-                 *           "disableCamera": true,
-                 *           "cameraPosition": [
-                 *             1
-                 *           ],
-                 *           "cameraType": "text",
-                 *           "environmentFile": "text",
+                 *           "date": 1768469400000,
+                 *           "disableCamera": false,
+                 *           "cameraPosition": [],
+                 *           "cameraType": null,
+                 *           "environmentFile": null,
                  *           "environmentBrightness": 1,
-                 *           "environmentOrientation": 1,
-                 *           "layersEnabled": true,
-                 *           "enabledLayers": [
-                 *             {}
-                 *           ],
-                 *           "behaviorsEnabled": true,
-                 *           "enabledBehaviors": [
-                 *             "665f1c2e8a4b3c0012a1b2c3"
-                 *           ],
-                 *           "enabledEffects": [
-                 *             {}
-                 *           ],
+                 *           "environmentOrientation": 0,
+                 *           "layersEnabled": false,
+                 *           "enabledLayers": [],
+                 *           "behaviorsEnabled": false,
+                 *           "enabledBehaviors": [],
+                 *           "enabledEffects": [],
                  *           "transparencyEffectParameters": {
-                 *             "alphaCoefficient": 1,
-                 *             "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *             "alphaCoefficient": 0.5,
+                 *             "_id": "665f1c2e8a4b3c0012a1b201"
                  *           },
-                 *           "explodedViewDistance": 1,
-                 *           "explodedViewEnabled": true,
-                 *           "environmentEnabled": true,
-                 *           "skyboxEnabled": true,
-                 *           "iblEnabled": true,
-                 *           "upVector": "text",
-                 *           "zNear": 1,
-                 *           "cameraFoVIndex": 1,
-                 *           "activeOnStart": true,
-                 *           "modifiersEnabled": true,
-                 *           "modifiers": [
-                 *             {}
-                 *           ],
+                 *           "explodedViewDistance": null,
+                 *           "explodedViewEnabled": false,
+                 *           "environmentEnabled": false,
+                 *           "skyboxEnabled": false,
+                 *           "iblEnabled": false,
+                 *           "upVector": "Y+",
+                 *           "zNear": 0.1,
+                 *           "cameraFoVIndex": 0,
+                 *           "activeOnStart": false,
+                 *           "modifiersEnabled": false,
+                 *           "modifiers": [],
                  *           "sceneEnabled": true,
-                 *           "rememberSelection": true,
-                 *           "sceneTree": 1,
-                 *           "selectedNodes": [
-                 *             "text"
-                 *           ],
-                 *           "autosaveCameraPosition": true,
-                 *           "collaborationEnabled": true,
-                 *           "collaborativeAvatarsEnabled": true,
-                 *           "collaborativeSelectionEnabled": true,
-                 *           "enabledClippingPlanes": [
-                 *             {}
-                 *           ],
-                 *           "clippingPlanesEnabled": true,
-                 *           "enabledQuotations": [
-                 *             {}
-                 *           ],
-                 *           "quotationsEnabled": true,
-                 *           "readPermissions": [
-                 *             "text"
-                 *           ],
-                 *           "writePermissions": [
-                 *             "text"
-                 *           ],
-                 *           "__v": 1
+                 *           "rememberSelection": false,
+                 *           "sceneTree": 0,
+                 *           "selectedNodes": [],
+                 *           "autosaveCameraPosition": false,
+                 *           "collaborationEnabled": false,
+                 *           "collaborativeAvatarsEnabled": false,
+                 *           "collaborativeSelectionEnabled": false,
+                 *           "enabledClippingPlanes": [],
+                 *           "clippingPlanesEnabled": false,
+                 *           "enabledQuotations": [],
+                 *           "quotationsEnabled": false,
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "__v": 1,
+                 *           "lastModificationDate": 1768469400000
                  *         }
                  *       },
                  *       "owner": "text",
@@ -8680,77 +8480,56 @@ export interface operations {
                  *       "file": "665f1c2e8a4b3c0012a1b2c3",
                  *       "event": "configuration_removed",
                  *       "data": {
-                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
                  *         "file": "665f1c2e8a4b3c0012a1b2c3",
-                 *         "name": "text",
-                 *         "author": "text",
-                 *         "lastModificationAuthor": "text",
-                 *         "lockedBy": "text",
+                 *         "name": "Sample configuration",
+                 *         "author": "alice@example.com",
+                 *         "lastModificationAuthor": null,
+                 *         "lockedBy": null,
                  *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
-                 *         "date": 1,
-                 *         "lastModificationDate": 1,
-                 *         "disableCamera": true,
-                 *         "cameraPosition": [
-                 *           1
-                 *         ],
-                 *         "cameraType": "text",
-                 *         "environmentFile": "text",
+                 *         "date": 1768469400000,
+                 *         "disableCamera": false,
+                 *         "cameraPosition": [],
+                 *         "cameraType": null,
+                 *         "environmentFile": null,
                  *         "environmentBrightness": 1,
-                 *         "environmentOrientation": 1,
-                 *         "layersEnabled": true,
-                 *         "enabledLayers": [
-                 *           {}
-                 *         ],
-                 *         "behaviorsEnabled": true,
-                 *         "enabledBehaviors": [
-                 *           "665f1c2e8a4b3c0012a1b2c3"
-                 *         ],
-                 *         "enabledEffects": [
-                 *           {}
-                 *         ],
+                 *         "environmentOrientation": 0,
+                 *         "layersEnabled": false,
+                 *         "enabledLayers": [],
+                 *         "behaviorsEnabled": false,
+                 *         "enabledBehaviors": [],
+                 *         "enabledEffects": [],
                  *         "transparencyEffectParameters": {
-                 *           "alphaCoefficient": 1,
-                 *           "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *           "alphaCoefficient": 0.5,
+                 *           "_id": "665f1c2e8a4b3c0012a1b201"
                  *         },
-                 *         "explodedViewDistance": 1,
-                 *         "explodedViewEnabled": true,
-                 *         "environmentEnabled": true,
-                 *         "skyboxEnabled": true,
-                 *         "iblEnabled": true,
-                 *         "upVector": "text",
-                 *         "zNear": 1,
-                 *         "cameraFoVIndex": 1,
-                 *         "activeOnStart": true,
-                 *         "modifiersEnabled": true,
-                 *         "modifiers": [
-                 *           {}
-                 *         ],
+                 *         "explodedViewDistance": null,
+                 *         "explodedViewEnabled": false,
+                 *         "environmentEnabled": false,
+                 *         "skyboxEnabled": false,
+                 *         "iblEnabled": false,
+                 *         "upVector": "Y+",
+                 *         "zNear": 0.1,
+                 *         "cameraFoVIndex": 0,
+                 *         "activeOnStart": false,
+                 *         "modifiersEnabled": false,
+                 *         "modifiers": [],
                  *         "sceneEnabled": true,
-                 *         "rememberSelection": true,
-                 *         "sceneTree": 1,
-                 *         "selectedNodes": [
-                 *           "text"
-                 *         ],
-                 *         "autosaveCameraPosition": true,
-                 *         "collaborationEnabled": true,
-                 *         "collaborativeAvatarsEnabled": true,
-                 *         "collaborativeSelectionEnabled": true,
-                 *         "enabledClippingPlanes": [
-                 *           {}
-                 *         ],
-                 *         "clippingPlanesEnabled": true,
-                 *         "enabledQuotations": [
-                 *           {}
-                 *         ],
-                 *         "quotationsEnabled": true,
-                 *         "readPermissions": [
-                 *           "text"
-                 *         ],
-                 *         "writePermissions": [
-                 *           "text"
-                 *         ],
-                 *         "renderMode": "text",
-                 *         "__v": 1
+                 *         "rememberSelection": false,
+                 *         "sceneTree": 0,
+                 *         "selectedNodes": [],
+                 *         "autosaveCameraPosition": false,
+                 *         "collaborationEnabled": false,
+                 *         "collaborativeAvatarsEnabled": false,
+                 *         "collaborativeSelectionEnabled": false,
+                 *         "enabledClippingPlanes": [],
+                 *         "clippingPlanesEnabled": false,
+                 *         "enabledQuotations": [],
+                 *         "quotationsEnabled": false,
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "__v": 0,
+                 *         "renderMode": "phong"
                  *       },
                  *       "owner": "text",
                  *       "runTimestamp": 1,
