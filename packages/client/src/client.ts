@@ -1,5 +1,6 @@
 // Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
 
+import { Admin } from './admin.ts'
 import type { TesseraError } from './errors.ts'
 import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
@@ -46,6 +47,8 @@ export class Tessera {
   readonly annotations: Annotations
   readonly configurations: Configurations
   readonly webhooks: Webhooks
+  /** Administrators only (403 FORBIDDEN for others). */
+  readonly admin: Admin
 
   /** The typed openapi-fetch client, with the tokens attached: for calls the SDK does not wrap. */
   readonly api: ApiClient
@@ -78,6 +81,7 @@ export class Tessera {
     this.annotations = new Annotations(api)
     this.configurations = new Configurations(api)
     this.webhooks = new Webhooks(api)
+    this.admin = new Admin(api)
   }
 
   /**

@@ -3,12 +3,13 @@
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
 import type { ProgressCallback } from './multipart.ts'
+import { type ListOptions, type Page, Paged, type PageRequest, pageQuery } from './paging.ts'
 import type {
   FileRevision,
   FileView,
   FolderPage,
-  PageRequest,
   SceneNode,
+  SharedFileView,
   SharedPage,
   ShareRole,
 } from './types.ts'
@@ -57,19 +58,24 @@ export class Files {
   }
 
   /**
-   * Every file of one of the caller's directories (`/` = the root), all pages followed. Its
-   * sub-folders are in `folder()`'s first page.
+   * The files of one of the caller's directories (`/` = the root): `for await` goes through every
+   * page, `page()` gives one, awaiting gives them all as an array. Its sub-folders are in
+   * `folder()`'s first page.
    */
-  async list(directory = '/'): Promise<FileView[]> {
+  list(directory = '/', options: ListOptions = {}): Paged<FileView> {
     const path = `/${directory.replace(/^\/+|\/+$/g, '')}`
-    const files: FileView[] = []
-    let cursor: string | undefined
-    do {
-      const page = await this.folder(path, cursor === undefined ? {} : { cursor })
-      files.push(...page.files)
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return files
+    return new Paged(async (request): Promise<Page<FileView>> => {
+      const page = await this.folder(path, request)
+      return { items: page.files, nextCursor: page.nextCursor ?? null }
+    }, options)
+  }
+
+  /** The files other accounts shared with the caller, each with the caller's `role`, paged like list(). */
+  listShared(options: ListOptions = {}): Paged<SharedFileView> {
+    return new Paged(async (request) => {
+      const page = await this.shared(request)
+      return { items: page.files, nextCursor: page.nextCursor }
+    }, options)
   }
 
   async get(id: string): Promise<FileView> {
@@ -198,12 +204,5 @@ function streamOptions(id: string, options: DownloadOptions) {
     parseAs: 'stream' as const,
     ...(options.range ? { headers: { range: options.range } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-  }
-}
-
-function pageQuery(page: PageRequest): { limit?: string; cursor?: string } {
-  return {
-    ...(page.limit !== undefined ? { limit: String(page.limit) } : {}),
-    ...(page.cursor ? { cursor: page.cursor } : {}),
   }
 }

@@ -1,6 +1,8 @@
 // @tessera/client: the browser-safe entry (also the default in Node). Node-only helpers (upload
 // from a path, Node streams) are in @tessera/client/node; the webhook verifier in
 // @tessera/client/webhooks.
+
+export type { Admin } from './admin.ts'
 export { type Account, type ConnectOptions, type Credentials, Tessera } from './client.ts'
 export {
   type ClientCode,
@@ -14,6 +16,7 @@ export { type EventsOptions, type SseFrame, type StreamItem, sseFrames } from '.
 export type { DownloadOptions, WaitOptions } from './files.ts'
 export { type ApiClient, unwrap } from './http.ts'
 export type { ProgressCallback, UploadProgress } from './multipart.ts'
+export { type ListOptions, type Page, Paged, type PageRequest } from './paging.ts'
 export type { AnnotationInput, AnnotationUpdate, AttributesPage, ConfigurationInput } from './records.ts'
 export type { SessionOptions } from './session.ts'
 export type * from './types.ts'

@@ -1,5 +1,6 @@
 // Scene attributes, annotations and configurations: thin typed wrappers over their routes.
 import { type ApiClient, unwrap } from './http.ts'
+import { type ListOptions, Paged, pageQuery } from './paging.ts'
 import type { Annotation, Answer, Configuration, JsonBody, NodeAttributes, Query } from './types.ts'
 
 export type AttributesPage = Answer<'/scene/attributes', 'get'>
@@ -53,8 +54,13 @@ export class Annotations {
     this.api = api
   }
 
-  async list(file: string): Promise<Annotation[]> {
-    return (await unwrap(this.api.GET('/annotation/', { params: { query: { file } } }))).annotations
+  /** The annotations of a file the caller may see, oldest first, paged (paging.ts). */
+  list(file: string, options: ListOptions = {}): Paged<Annotation> {
+    return new Paged(async (request) => {
+      const query = { file, ...pageQuery(request) }
+      const page = await unwrap(this.api.GET('/annotation/', { params: { query } }))
+      return { items: page.annotations, nextCursor: page.nextCursor ?? null }
+    }, options)
   }
 
   async create(input: AnnotationInput): Promise<Annotation> {
@@ -79,9 +85,13 @@ export class Configurations {
     this.api = api
   }
 
-  async list(file: string): Promise<Configuration[]> {
-    const call = this.api.GET('/file/configuration/', { params: { query: { file } } })
-    return (await unwrap(call)).configurations
+  /** The configurations of a file the caller may see, oldest first, paged (paging.ts). */
+  list(file: string, options: ListOptions = {}): Paged<Configuration> {
+    return new Paged(async (request) => {
+      const query = { file, ...pageQuery(request) }
+      const page = await unwrap(this.api.GET('/file/configuration/', { params: { query } }))
+      return { items: page.configurations, nextCursor: page.nextCursor ?? null }
+    }, options)
   }
 
   /** Creates one (without `_id`; `file` required) or updates one (with `_id`). */

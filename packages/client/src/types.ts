@@ -4,6 +4,7 @@ import type { components, paths } from './generated/api.ts'
 
 type Schemas = components['schemas']
 export type FileView = Schemas['FileView']
+export type SharedFileView = Schemas['SharedFileView']
 export type FileRecord = Schemas['FileRecord']
 export type Webhook = Schemas['Webhook']
 export type WebhookDelivery = Schemas['WebhookDelivery']
@@ -40,8 +41,5 @@ export type DeliveryStatus = NonNullable<Query<'/webhook/{id}/deliveries', 'get'
 export type FolderPage = Omit<Answer<'/file/dir/private/', 'get'>, 'success'>
 /** One page of the files other accounts shared with the caller, each with the caller's `role`. */
 export type SharedPage = Omit<Answer<'/file/dir/shared/', 'get'>, 'success'>
-/** Which page: at most `limit` files (1-1000), after a `nextCursor`. */
-export interface PageRequest {
-  limit?: number
-  cursor?: string
-}
+/** One account as administrators see it (GET /admin/accounts). */
+export type AdminAccount = Answer<'/admin/accounts', 'get'>['accounts'][number]

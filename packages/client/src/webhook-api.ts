@@ -1,5 +1,6 @@
 // Webhook registration and the delivery log (docs/webhooks.md).
 import { type ApiClient, unwrap } from './http.ts'
+import { type ListOptions, Paged, pageQuery } from './paging.ts'
 import type { Answer, DeliveryStatus, JsonBody, WebhookDelivery, WebhookDeliveryDetail } from './types.ts'
 
 export type WebhookInput = JsonBody<'/webhook/', 'put'>
@@ -37,8 +38,15 @@ export class Webhooks {
       : { ...answer.data, secretToken: answer.secretToken }
   }
 
-  async list(): Promise<WebhookResource[]> {
-    return (await unwrap(this.api.GET('/webhook/'))).data
+  /**
+   * The caller's webhooks. The server answers them in one page (an account holds at most
+   * 100); a `Paged` all the same, like every list of the SDK.
+   */
+  list(): Paged<WebhookResource> {
+    return new Paged(async () => ({
+      items: (await unwrap(this.api.GET('/webhook/'))).data,
+      nextCursor: null,
+    }))
   }
 
   async get(id: string): Promise<WebhookResource> {
@@ -60,21 +68,27 @@ export class Webhooks {
       path: { id },
       query: {
         ...(query.status ? { status: query.status } : {}),
-        ...(query.cursor ? { cursor: query.cursor } : {}),
-        ...(query.limit !== undefined ? { limit: String(query.limit) } : {}),
+        ...pageQuery(query),
       },
     }
     return unwrap(this.api.GET('/webhook/{id}/deliveries', { params }))
   }
 
-  /** Every delivery (optionally of one status), page by page. */
-  async *allDeliveries(id: string, status?: DeliveryStatus): AsyncGenerator<WebhookDelivery> {
-    let cursor: string | undefined
-    do {
-      const page = await this.deliveries(id, { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) })
-      yield* page.deliveries
-      cursor = page.nextCursor ?? undefined
-    } while (cursor)
+  /** The webhook's deliveries (optionally of one status), newest first, paged (paging.ts). */
+  listDeliveries(
+    id: string,
+    options: ListOptions & { status?: DeliveryStatus } = {},
+  ): Paged<WebhookDelivery> {
+    const { status, ...list } = options
+    return new Paged(async (request) => {
+      const page = await this.deliveries(id, { ...(status ? { status } : {}), ...request })
+      return { items: page.deliveries, nextCursor: page.nextCursor ?? null }
+    }, list)
+  }
+
+  /** Every delivery (optionally of one status), page by page; `listDeliveries` is the same as a `Paged`. */
+  allDeliveries(id: string, status?: DeliveryStatus): AsyncIterable<WebhookDelivery> {
+    return this.listDeliveries(id, status ? { status } : {})
   }
 
   /** One delivery with its payload and attempts. */

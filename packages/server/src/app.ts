@@ -108,6 +108,7 @@ function installOperations(app: FastifyInstance, ctx: ServerContext) {
       config: { auth: 'none' },
       schema: {
         tags: ['operations'],
+        operationId: 'getJwks',
         summary: 'Public keys of the instance (JWKS)',
         response: { 200: Jwks },
       },

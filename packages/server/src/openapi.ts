@@ -4,6 +4,7 @@ import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { openApiWebhooks } from './contract/index.ts'
+import { finishDocument } from './openapi-document.ts'
 
 export const API_VERSION = '0.1.0'
 
@@ -11,6 +12,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     // Shared schemas appear in components under their $id (Problem, FileRecord, …).
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Problem answers, response headers, examples and the tag list (openapi-document.ts).
+    transformObject: (document) =>
+      'openapiObject' in document ? finishDocument(document.openapiObject) : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -21,8 +25,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'token, presented either as headers or as cookies: complete header credentials win over ' +
           'stray cookies, and a real mix is 400 AMBIGUOUS_CREDENTIALS (docs/api.md). Cookie-authenticated ' +
           'writes need X-Tessera-CSRF (or a same-origin Origin). Errors are RFC 9457 problem documents ' +
-          'with a stable `code`.',
+          'with a stable `code`. Each operation has an `operationId` (the name generated clients give ' +
+          'it) and one tag (its area); lists are paged with `limit` and `cursor` (`nextCursor`).',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the document is served by the instance it describes (GET /openapi.json), so a
+      // client generated from it calls the origin it was fetched from; set `baseUrl` otherwise.
+      servers: [{ url: '/', description: 'The instance serving this document' }],
       components: {
         securitySchemes: {
           bearerAuth: {

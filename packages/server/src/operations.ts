@@ -43,7 +43,7 @@ function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/healthz',
     {
       config: { auth: 'none' },
-      schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Ok } },
+      schema: { tags: ['operations'], operationId: 'getHealth', summary: 'Liveness', response: { 200: Ok } },
     },
     async () => ({ success: true as const }),
   )
@@ -51,7 +51,12 @@ function healthRoutes(app: FastifyInstance, ctx: AppContext): void {
     '/readyz',
     {
       config: { auth: 'none' },
-      schema: { tags: ['operations'], summary: 'Storage reachable', response: { 200: Ok } },
+      schema: {
+        tags: ['operations'],
+        operationId: 'getReadiness',
+        summary: 'Storage reachable',
+        response: { 200: Ok },
+      },
     },
     async () => {
       await ping(ctx.db)

@@ -10,47 +10,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -67,47 +27,7 @@ export interface paths {
             cookie?: never;
         };
         /** Storage reachable */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -127,44 +47,7 @@ export interface paths {
          * Prometheus metrics
          * @description Webhook deliveries by outcome, attempts by error code, delivery latency, due backlog and the age of the oldest due delivery, plus process metrics. Counters cover the deliveries of this process; the backlog gauges are read from the database at scrape time.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Prometheus text exposition format 0.0.4 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -181,48 +64,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public keys of the instance (JWKS) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                [key: string]: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -244,61 +86,7 @@ export interface paths {
          * Log in with username and password
          * @description Returns the auth token inside `cookies`. Wrong credentials answer 401 INVALID_CREDENTIALS; repeated failures per username and IP answer 429 TOO_MANY_REQUESTS with Retry-After. With `cookie: true` (browsers) the token is set as the HttpOnly cookie `jsonwebtoken` instead, any X-Service-Session cookie is cleared, and the request needs CSRF proof (403 CSRF_REJECTED).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                        /** @description Browser sign-in: true sets the auth token as the HttpOnly cookie `jsonwebtoken` (SameSite=Strict) and leaves it out of the answer. Needs CSRF proof like a cookie write. */
-                        cookie?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description e-mail of the account */
-                            email: string;
-                            username: string;
-                            /** @description jsonwebtoken=<AUTH_TOKEN>; the auth token is the part after the first "=". Absent with `cookie: true` (the token is then only in the HttpOnly cookie, out of reach of scripts). */
-                            cookies?: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -316,7 +104,7 @@ export interface paths {
          * Who the presented tokens belong to
          * @description The account of the auth token and session presented (headers or cookies): a browser signed in by cookie learns who it is after a reload, where scripts cannot read the token. Answers from the authentication itself; 401 like any call when the tokens no longer work.
          */
-        get: operations["currentAccount"];
+        get: operations["getCurrentAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -357,151 +145,17 @@ export interface paths {
          * Keep the current session alive
          * @description Call at least once per session TTL (default 1 h). Does not cancel a scheduled deletion.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /**
-                             * Format: date-time
-                             * @description When the session expires without another keep-alive.
-                             */
-                            expiresAt: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["refreshSession"];
         /**
          * Create a session (locks a license token)
          * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session (`superseded: true` says one was). 402 NO_LICENSE_AVAILABLE when the pool is empty.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description The session token; also set as the cookie X-Service-Session. */
-                            jwt: string;
-                            /** @description true when this took over a valid session of the same account (another tab, device or script), which is signed out now (401 SESSION_SUPERSEDED) */
-                            superseded: boolean;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         /**
          * Delete the current session
          * @description Takes effect after TESSERA_SESSION_DELETE_DELAY (default 5 min); then its license is free.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /**
-                             * Format: date-time
-                             * @description When the deletion takes effect.
-                             */
-                            effectiveAt: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -538,27 +192,7 @@ export interface paths {
          * List the caller's root directory, or with `path` any directory and its sub-folders
          * @description Without `path`: the specification's answer `{success, files}`. With `path` (e.g. `/a/b`): `{success, files, folders, nextCursor}`, `folders` on the first page only. Files are in name order, at most `limit` (default 1000) per page; `nextCursor` appears when a page follows or the client pages.
          */
-        get: operations["listPrivateDirectory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/file/dir/private/{*}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a sub-directory of the caller
-         * @description Paged like the root listing: at most `limit` (default 1000) files per page.
-         */
-        get: operations["listPrivateSubdirectory"];
+        get: operations["listFiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -600,60 +234,7 @@ export interface paths {
          * Upload a file (or a new revision of the file at that path)
          * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description the file; its name is the part filename
-                         */
-                        file: string;
-                        /** @description directory to upload into, default `/`; created implicitly */
-                        parent?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            file: components["schemas"]["FileView"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["uploadFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -671,99 +252,14 @@ export interface paths {
          * One file record
          * @description Owner, editors and viewers; 404 for anyone else.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            file: components["schemas"]["FileView"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFile"];
         put?: never;
         post?: never;
         /**
          * Delete a file, its shares and its blobs
          * @description Owner only (403 for editors and viewers, 404 for anyone else).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -780,62 +276,7 @@ export interface paths {
          * The original bytes of the current revision
          * @description Owner, editors and viewers. ETag is the sha256 of the content; If-None-Match answers 304. A single `Range: bytes=…` answers 206 with Content-Range (416 RANGE_NOT_SATISFIABLE past the end); If-Range is honoured.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The file */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/octet-stream": string;
-                    };
-                };
-                /** @description The requested range */
-                206: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/octet-stream": string;
-                    };
-                };
-                /** @description Not modified (If-None-Match) */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["downloadFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -895,53 +336,7 @@ export interface paths {
          * A PNG thumbnail of the current revision
          * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion); 404 for anyone else. 256×256 PNG with a transparent background: a three-quarter view of the optimized model, flat-shaded. ETag is the PNG's sha256; If-None-Match answers 304. Cache-Control: private, max-age=60.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The thumbnail */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/png": string;
-                    };
-                };
-                /** @description Not modified (If-None-Match) */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getFileThumbnail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -963,58 +358,7 @@ export interface paths {
          * Share a file with an account (or change its role)
          * @description Owner only. `role` viewer (read, download) or editor (also attributes, annotations, configurations). Unknown e-mail: 404. The record lists the shares in `roles` as `[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: one more is 409 SHARE_LIMIT_REACHED (changing a role always passes).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                        /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
-                        role: "viewer" | "editor";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            file: components["schemas"]["FileView"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["shareFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1035,51 +379,7 @@ export interface paths {
          * Stop sharing a file with an account
          * @description Owner only. 404 when the e-mail is unknown or the file is not shared with it.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    email: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            file: components["schemas"]["FileView"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["unshareFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1093,106 +393,12 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's webhooks */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Webhook"][];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         /**
          * Register a webhook for one event
          * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in `secretToken`, this once. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Event listened to */
-                        event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
-                        url: string;
-                        /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
-                        secretToken?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Webhook"];
-                            /** @description Only when the request had no secretToken: the secret the server generated, in the Standard Webhooks form (whsec_ + base64 of 32 random bytes). Shown this once: no later call returns it */
-                            secretToken?: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["createWebhook"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1208,157 +414,18 @@ export interface paths {
             cookie?: never;
         };
         /** One webhook */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Webhook"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a webhook */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change the url, rotate the secret, or disable/enable a webhook
          * @description A new secretToken takes effect at once; the previous one keeps signing too (a second webhook-signature) for 24 hours. Disabling pauses queued deliveries.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        url?: string;
-                        /** @description New secret, validated like a new one; the previous one keeps signing too for 24 h */
-                        secretToken?: string;
-                        disabled?: boolean;
-                        /** @description If given, must match the current revision (else 409) */
-                        __v?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Webhook"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/webhook/{id}/deliveries": {
@@ -1372,60 +439,7 @@ export interface paths {
          * The webhook's delivery log, newest first
          * @description Keyset pagination: pass the answer’s nextCursor as cursor for the next page (null on the last one). status filters by delivery status.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
-                    status?: "pending" | "delivering" | "succeeded" | "failed" | "paused";
-                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
-                    cursor?: string;
-                    /** @description Deliveries per page, 1 to 200 (default 50) */
-                    limit?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description Newest first */
-                            deliveries: components["schemas"]["WebhookDelivery"][];
-                            /** @description null on the last page */
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1442,51 +456,7 @@ export interface paths {
             cookie?: never;
         };
         /** One delivery with its payload and every attempt */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    deliveryId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            delivery: components["schemas"]["WebhookDeliveryDetail"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1508,51 +478,7 @@ export interface paths {
          * Re-queue one delivery now
          * @description Works in every state, failed and succeeded included; the delivery keeps its uuid. A failed delivery gets one more attempt. 409 DELIVERY_IN_PROGRESS while an attempt is in flight; 409 WEBHOOK_DISABLED while the webhook is disabled (test deliveries excepted).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    deliveryId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            delivery: components["schemas"]["WebhookDelivery"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["retryDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1572,60 +498,7 @@ export interface paths {
          * Re-queue failed and paused deliveries since a moment
          * @description Deliveries of events created at or after since (ISO 8601 or Unix milliseconds) that failed or are paused go out again now; failed ones get one more attempt. A disabled webhook is enabled again (reenabled: true) and all its paused deliveries are released.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Deliveries of events from this moment on are re-queued */
-                        since: string | number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description Deliveries re-queued */
-                            recovered: number;
-                            /** @description The webhook was disabled and has been enabled again */
-                            reenabled: boolean;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["recoverDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1645,50 +518,7 @@ export interface paths {
          * Send a sample event of the webhook’s kind
          * @description The sample is shaped like the real event and goes through the normal delivery machinery (signatures, retries, delivery log) with the header x-service-test: 1. It is sent even while the webhook is disabled and never counts towards its health. At most TESSERA_WEBHOOK_TEST_RATE (10) per account per minute: 429 TOO_MANY_REQUESTS with Retry-After.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            delivery: components["schemas"]["WebhookDelivery"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1706,127 +536,13 @@ export interface paths {
          * Scene attributes of a file, a page of nodes at a time
          * @description Nodes in node ID order, at most `limit` (default and maximum TESSERA_SCENE_PAGE_MAX_NODES, 1000) per page, and a page ends at the first node past TESSERA_SCENE_PAGE_MAX_BYTES (2 MiB). Pass `nextCursor` as `cursor` for the next page; null on the last page. A call without `limit` and `cursor` whose file fits one page answers without `nextCursor`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description file ID */
-                    file: string;
-                    /** @description nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000) */
-                    limit?: string;
-                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description node ID → attribute name → value (null: the attribute was removed) */
-                            nodeIdToAttributes: {
-                                [key: string]: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every attribute fits the first page (the answer of clients that do not page) */
-                            nextCursor?: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSceneAttributes"];
         put?: never;
         /**
          * Merge attributes into nodes of a file's scene tree
          * @description Each attribute given is set; a null value removes that attribute; attributes not named stay. Once the file has a scene tree, every node ID must be one of its nodes (400 UNKNOWN_NODE). Needs the owner or editor role (viewer: 403; no access: 404). Emits attribute_updated with the nodeIdToAttributes as written. Answers the resulting attributes of the nodes written.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description file ID */
-                        file: string;
-                        /** @description node ID (of the file's scene tree) → attributes to merge */
-                        nodeIdToAttributes: {
-                            [key: string]: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description node ID → attribute name → value (null: the attribute was removed) */
-                            nodeIdToAttributes: {
-                                [key: string]: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["updateSceneAttributes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1846,93 +562,7 @@ export interface paths {
          * Create an annotation on a file
          * @description Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", camera 0, empty arrays). Emits annotation_created. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        file: string;
-                        /** @description title */
-                        name: string;
-                        /** @description description text */
-                        content?: string;
-                        type?: number;
-                        /** @description CSS-style color */
-                        color?: string;
-                        cameraX?: number;
-                        cameraY?: number;
-                        cameraZ?: number;
-                        targets?: unknown[];
-                        tags?: string[];
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        readPermissions?: string[];
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        writePermissions?: string[];
-                        /** @description arrays given replace the stored ones; others stay */
-                        permissions?: {
-                            /** @description assigned by the server; ignored */
-                            _id?: string;
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeTargets?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readTargets?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            delete?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeTitle?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readTitle?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeDiscussion?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readDiscussion?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeDescription?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readDescription?: string[];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            annotation: components["schemas"]["Annotation"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1952,95 +582,7 @@ export interface paths {
          * Change fields of an annotation
          * @description Fields not given stay. A stale __v answers 409 CONFLICT. Sending only unchanged values changes nothing (no new revision, no event). Emits annotation_updated {old, new}. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        _id: string;
-                        /** @description if given, must be the current revision (else 409) */
-                        __v?: number;
-                        /** @description title */
-                        name?: string;
-                        /** @description description text */
-                        content?: string;
-                        type?: number;
-                        /** @description CSS-style color */
-                        color?: string;
-                        cameraX?: number;
-                        cameraY?: number;
-                        cameraZ?: number;
-                        targets?: unknown[];
-                        tags?: string[];
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        readPermissions?: string[];
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        writePermissions?: string[];
-                        /** @description arrays given replace the stored ones; others stay */
-                        permissions?: {
-                            /** @description assigned by the server; ignored */
-                            _id?: string;
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeTargets?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readTargets?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            delete?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeTitle?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readTitle?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeDiscussion?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readDiscussion?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writeDescription?: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readDescription?: string[];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            annotation: components["schemas"]["Annotation"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["updateAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2061,56 +603,7 @@ export interface paths {
          * Delete an annotation
          * @description The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. Emits annotation_removed. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
          */
-        delete: {
-            parameters: {
-                query?: {
-                    _id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        _id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            annotation: components["schemas"]["Annotation"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAnnotation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2127,56 +620,7 @@ export interface paths {
          * The annotations of a file the caller may see
          * @description Oldest first. At most `limit` items per page (default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS, 1000), and a page ends at the first item past TESSERA_ITEM_PAGE_MAX_BYTES (2 MiB) of stored bytes. Pass `nextCursor` as `cursor` for the next page; null on the last page. A call without `limit` and `cursor` whose file fits one page answers without `nextCursor`. Aspects the caller may not read are blanked ("" or []). Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
          */
-        get: {
-            parameters: {
-                query: {
-                    file: string;
-                    /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
-                    limit?: string;
-                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            annotations: components["schemas"]["Annotation"][];
-                            /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every item fits the first page (the answer of clients that do not page) */
-                            nextCursor?: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listAnnotations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2196,217 +640,18 @@ export interface paths {
          * The configurations of a file the caller may see
          * @description Oldest first. At most `limit` items per page (default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS, 1000), and a page ends at the first item past TESSERA_ITEM_PAGE_MAX_BYTES (2 MiB) of stored bytes. Pass `nextCursor` as `cursor` for the next page; null on the last page. A call without `limit` and `cursor` whose file fits one page answers without `nextCursor`. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
          */
-        get: {
-            parameters: {
-                query: {
-                    file: string;
-                    /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
-                    limit?: string;
-                    /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            configurations: components["schemas"]["Configuration"][];
-                            /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every item fits the first page (the answer of clients that do not page) */
-                            nextCursor?: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listConfigurations"];
         put?: never;
         /**
          * Create (no _id) or update (with _id) a configuration
          * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description given: update it; absent: create */
-                        _id?: string;
-                        /** @description required to create */
-                        file?: string;
-                        /** @description on update: if given, must be the current revision (else 409) */
-                        __v?: number;
-                        name?: string;
-                        /** @description advisory: stored and returned as sent */
-                        lockedBy?: null | string;
-                        /** Format: date-time */
-                        lastActivationDate?: string;
-                        disableCamera?: boolean;
-                        cameraPosition?: number[];
-                        cameraType?: null | string | number;
-                        environmentFile?: null | string;
-                        environmentBrightness?: number;
-                        environmentOrientation?: number;
-                        layersEnabled?: boolean;
-                        enabledLayers?: unknown[];
-                        behaviorsEnabled?: boolean;
-                        enabledBehaviors?: string[];
-                        enabledEffects?: unknown[];
-                        transparencyEffectParameters?: {
-                            alphaCoefficient?: number;
-                            /** @description assigned by the server; ignored */
-                            _id?: string;
-                        };
-                        explodedViewDistance?: number | null;
-                        explodedViewEnabled?: boolean;
-                        environmentEnabled?: boolean;
-                        skyboxEnabled?: boolean;
-                        iblEnabled?: boolean;
-                        upVector?: "X+" | "X-" | "Y+" | "Y-" | "Z+" | "Z-";
-                        zNear?: number;
-                        cameraFoVIndex?: number;
-                        activeOnStart?: boolean;
-                        modifiersEnabled?: boolean;
-                        modifiers?: unknown[];
-                        sceneEnabled?: boolean;
-                        rememberSelection?: boolean;
-                        sceneTree?: number;
-                        selectedNodes?: string[];
-                        autosaveCameraPosition?: boolean;
-                        collaborationEnabled?: boolean;
-                        collaborativeAvatarsEnabled?: boolean;
-                        collaborativeSelectionEnabled?: boolean;
-                        enabledClippingPlanes?: unknown[];
-                        clippingPlanesEnabled?: boolean;
-                        enabledQuotations?: unknown[];
-                        quotationsEnabled?: boolean;
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        readPermissions?: string[];
-                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                        writePermissions?: string[];
-                        renderMode?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            configuration: components["schemas"]["Configuration"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["saveConfiguration"];
         /**
          * Delete a configuration
          * @description The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. Emits configuration_removed. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
          */
-        delete: {
-            parameters: {
-                query?: {
-                    _id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        _id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            configuration: components["schemas"]["Configuration"];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteConfiguration"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2423,62 +668,7 @@ export interface paths {
          * The optimized GLB of the current revision
          * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion). Binary glTF 2.0 with EXT_meshopt_compression and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, If-None-Match and a single Range work as for /download.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The GLB */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "model/gltf-binary": string;
-                    };
-                };
-                /** @description The requested range */
-                206: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "model/gltf-binary": string;
-                    };
-                };
-                /** @description Not modified (If-None-Match) */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["downloadOptimizedFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2498,51 +688,7 @@ export interface paths {
          * The file's scene tree
          * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY before). Node IDs are stable for the same input (see docs/conversion.md) and are the IDs scene attributes use.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description the scene's root nodes */
-                            tree: components["schemas"]["SceneNode"][];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem document */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSceneTree"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2562,13 +708,13 @@ export interface paths {
          * List accounts (admins only)
          * @description In creation order, `limit` per page (default and maximum 1,000).
          */
-        get: operations["adminListAccounts"];
+        get: operations["listAccounts"];
         put?: never;
         /**
          * Create an account (admins only)
          * @description The rules of `tessera accounts create`: usernames 1-64 of a-z 0-9 . _ -, passwords at least 10 characters (400 VALIDATION_FAILED); a username or e-mail already taken is 409 CONFLICT.
          */
-        post: operations["adminCreateAccount"];
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2592,7 +738,7 @@ export interface paths {
          * Disable or enable an account (admins only)
          * @description Disabling ends the account’s session in the same transaction (its license is free at once) and its tokens are refused from then on. An admin cannot disable their own account (400).
          */
-        patch: operations["adminUpdateAccount"];
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/admin/licenses": {
@@ -2603,7 +749,7 @@ export interface paths {
             cookie?: never;
         };
         /** The license pool: licenses in use and who holds them (admins only) */
-        get: operations["adminLicenses"];
+        get: operations["getLicenses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2647,65 +793,7 @@ export interface webhooks {
          * The attribute_updated event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "attribute_updated";
-                        data: {
-                            user: {
-                                /** @description account e-mail */
-                                email: string;
-                            };
-                            /** @description node ID → attribute name → value (null: the attribute was removed) */
-                            nodeIdToAttributes: {
-                                [key: string]: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            /**
-                             * @description present when the write was larger than TESSERA_EVENT_MAX_DATA_BYTES: nodeIdToAttributes holds the values that fit, `omitted` names the rest; read them with GET /scene/attributes?file=…
-                             * @constant
-                             */
-                            truncated?: true;
-                            /** @description truncated events only: node ID → names of the written attributes whose values were left out */
-                            omitted?: {
-                                [key: string]: string[];
-                            };
-                            /** @description truncated events only: written nodes that not even `omitted` could name within the cap */
-                            omittedNodes?: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onAttributeUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2725,93 +813,7 @@ export interface webhooks {
          * The file_uploaded event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "file_uploaded";
-                        /** FileRecord */
-                        data: {
-                            _id: string;
-                            /** @description directory path, `/` for the root */
-                            parent: string;
-                            /** @description path of the file: parent + `/` + name */
-                            key: string;
-                            name: string;
-                            /** @description e-mail of the owner */
-                            owner: string;
-                            /** @description e-mail of the uploader of this revision */
-                            user: string;
-                            /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
-                            roles: {
-                                /** @description e-mail of the account the file is shared with */
-                                email: string;
-                                /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
-                                role: "viewer" | "editor";
-                            }[];
-                            isLink: boolean;
-                            /** @description always "": files are shared with accounts, not by link */
-                            shareToken: string;
-                            /** @description bytes of the original upload */
-                            size: number;
-                            /** Format: date-time */
-                            created: string;
-                            /** Format: date-time */
-                            updated: string;
-                            /**
-                             * Format: date-time
-                             * @description when the current revision was uploaded
-                             */
-                            revisionDate: string;
-                            attributes: {
-                                [key: string]: unknown;
-                            };
-                            allowLivePublicMeetings: boolean;
-                            /** @description queued, converting, ready or error */
-                            state: string;
-                            /** @description why the conversion failed; "" otherwise */
-                            error: string;
-                            sceneTreeNames: string[];
-                            sceneTreeRoots: string[];
-                            favoritedBy: unknown[];
-                            /** @description always "file" */
-                            type: string;
-                            /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
-                            bucket: string;
-                            /** @description revision, incremented on every update (new upload, share change) */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onFileUploaded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2831,93 +833,7 @@ export interface webhooks {
          * The file_optimized event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "file_optimized";
-                        /** FileRecord */
-                        data: {
-                            _id: string;
-                            /** @description directory path, `/` for the root */
-                            parent: string;
-                            /** @description path of the file: parent + `/` + name */
-                            key: string;
-                            name: string;
-                            /** @description e-mail of the owner */
-                            owner: string;
-                            /** @description e-mail of the uploader of this revision */
-                            user: string;
-                            /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
-                            roles: {
-                                /** @description e-mail of the account the file is shared with */
-                                email: string;
-                                /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
-                                role: "viewer" | "editor";
-                            }[];
-                            isLink: boolean;
-                            /** @description always "": files are shared with accounts, not by link */
-                            shareToken: string;
-                            /** @description bytes of the original upload */
-                            size: number;
-                            /** Format: date-time */
-                            created: string;
-                            /** Format: date-time */
-                            updated: string;
-                            /**
-                             * Format: date-time
-                             * @description when the current revision was uploaded
-                             */
-                            revisionDate: string;
-                            attributes: {
-                                [key: string]: unknown;
-                            };
-                            allowLivePublicMeetings: boolean;
-                            /** @description queued, converting, ready or error */
-                            state: string;
-                            /** @description why the conversion failed; "" otherwise */
-                            error: string;
-                            sceneTreeNames: string[];
-                            sceneTreeRoots: string[];
-                            favoritedBy: unknown[];
-                            /** @description always "file" */
-                            type: string;
-                            /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
-                            bucket: string;
-                            /** @description revision, incremented on every update (new upload, share change) */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onFileOptimized"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2937,93 +853,7 @@ export interface webhooks {
          * The file_optimization_failed event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "file_optimization_failed";
-                        /** FileRecord */
-                        data: {
-                            _id: string;
-                            /** @description directory path, `/` for the root */
-                            parent: string;
-                            /** @description path of the file: parent + `/` + name */
-                            key: string;
-                            name: string;
-                            /** @description e-mail of the owner */
-                            owner: string;
-                            /** @description e-mail of the uploader of this revision */
-                            user: string;
-                            /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
-                            roles: {
-                                /** @description e-mail of the account the file is shared with */
-                                email: string;
-                                /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
-                                role: "viewer" | "editor";
-                            }[];
-                            isLink: boolean;
-                            /** @description always "": files are shared with accounts, not by link */
-                            shareToken: string;
-                            /** @description bytes of the original upload */
-                            size: number;
-                            /** Format: date-time */
-                            created: string;
-                            /** Format: date-time */
-                            updated: string;
-                            /**
-                             * Format: date-time
-                             * @description when the current revision was uploaded
-                             */
-                            revisionDate: string;
-                            attributes: {
-                                [key: string]: unknown;
-                            };
-                            allowLivePublicMeetings: boolean;
-                            /** @description queued, converting, ready or error */
-                            state: string;
-                            /** @description why the conversion failed; "" otherwise */
-                            error: string;
-                            sceneTreeNames: string[];
-                            sceneTreeRoots: string[];
-                            favoritedBy: unknown[];
-                            /** @description always "file" */
-                            type: string;
-                            /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
-                            bucket: string;
-                            /** @description revision, incremented on every update (new upload, share change) */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onFileOptimizationFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3043,92 +873,7 @@ export interface webhooks {
          * The annotation_created event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "annotation_created";
-                        /** Annotation */
-                        data: {
-                            _id: string;
-                            /** @description account e-mail */
-                            author: string;
-                            file: string;
-                            /** @description title */
-                            name: string;
-                            /** @description description text */
-                            content: string;
-                            type: number;
-                            /** @description CSS-style color */
-                            color: string;
-                            cameraX: number;
-                            cameraY: number;
-                            cameraZ: number;
-                            /** @description millisecond Unix timestamp */
-                            date: number;
-                            /** @description millisecond Unix timestamp */
-                            lastUpdate: number;
-                            targets: unknown[];
-                            tags: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readPermissions: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writePermissions: string[];
-                            permissions: {
-                                _id: string;
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeTargets: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readTargets: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                delete: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeTitle: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readTitle: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeDiscussion: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readDiscussion: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeDescription: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readDescription: string[];
-                            };
-                            /** @description revision, incremented on every update */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onAnnotationCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3148,144 +893,7 @@ export interface webhooks {
          * The annotation_updated event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "annotation_updated";
-                        data: {
-                            /** AnnotationInUpdate */
-                            old: {
-                                _id: string;
-                                /** @description account e-mail */
-                                author: string;
-                                file: string;
-                                /** @description title */
-                                name: string;
-                                /** @description description text */
-                                content: string;
-                                type: number;
-                                /** @description CSS-style color */
-                                color: string;
-                                cameraX: number;
-                                cameraY: number;
-                                cameraZ: number;
-                                /** @description millisecond Unix timestamp */
-                                date: number;
-                                /** @description millisecond Unix timestamp */
-                                lastUpdate: number;
-                                targets: unknown[];
-                                tags: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readPermissions: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writePermissions: string[];
-                                permissions: {
-                                    _id: string;
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeTargets: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readTargets: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    delete: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeTitle: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readTitle: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeDiscussion: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readDiscussion: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeDescription: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readDescription: string[];
-                                }[];
-                                /** @description revision, incremented on every update */
-                                __v: number;
-                            };
-                            /** AnnotationInUpdate */
-                            new: {
-                                _id: string;
-                                /** @description account e-mail */
-                                author: string;
-                                file: string;
-                                /** @description title */
-                                name: string;
-                                /** @description description text */
-                                content: string;
-                                type: number;
-                                /** @description CSS-style color */
-                                color: string;
-                                cameraX: number;
-                                cameraY: number;
-                                cameraZ: number;
-                                /** @description millisecond Unix timestamp */
-                                date: number;
-                                /** @description millisecond Unix timestamp */
-                                lastUpdate: number;
-                                targets: unknown[];
-                                tags: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readPermissions: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writePermissions: string[];
-                                permissions: {
-                                    _id: string;
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeTargets: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readTargets: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    delete: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeTitle: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readTitle: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeDiscussion: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readDiscussion: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    writeDescription: string[];
-                                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                    readDescription: string[];
-                                }[];
-                                /** @description revision, incremented on every update */
-                                __v: number;
-                            };
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onAnnotationUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3305,92 +913,7 @@ export interface webhooks {
          * The annotation_removed event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "annotation_removed";
-                        /** Annotation */
-                        data: {
-                            _id: string;
-                            /** @description account e-mail */
-                            author: string;
-                            file: string;
-                            /** @description title */
-                            name: string;
-                            /** @description description text */
-                            content: string;
-                            type: number;
-                            /** @description CSS-style color */
-                            color: string;
-                            cameraX: number;
-                            cameraY: number;
-                            cameraZ: number;
-                            /** @description millisecond Unix timestamp */
-                            date: number;
-                            /** @description millisecond Unix timestamp */
-                            lastUpdate: number;
-                            targets: unknown[];
-                            tags: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readPermissions: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writePermissions: string[];
-                            permissions: {
-                                _id: string;
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeTargets: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readTargets: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                delete: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeTitle: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readTitle: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeDiscussion: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readDiscussion: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writeDescription: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readDescription: string[];
-                            };
-                            /** @description revision, incremented on every update */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onAnnotationRemoved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3410,104 +933,7 @@ export interface webhooks {
          * The configuration_created event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "configuration_created";
-                        /** ConfigurationInEvent */
-                        data: {
-                            _id: string;
-                            file: string;
-                            name: string;
-                            /** @description account e-mail */
-                            author: string;
-                            /** @description null until the first update */
-                            lastModificationAuthor: string | null;
-                            lockedBy: null | string;
-                            /** Format: date-time */
-                            lastActivationDate: string;
-                            /** @description millisecond Unix timestamp */
-                            date: number;
-                            /** @description ms; absent until the first update */
-                            lastModificationDate?: number;
-                            disableCamera: boolean;
-                            cameraPosition: number[];
-                            cameraType: null | string | number;
-                            environmentFile: null | string;
-                            environmentBrightness: number;
-                            environmentOrientation: number;
-                            layersEnabled: boolean;
-                            enabledLayers: unknown[];
-                            behaviorsEnabled: boolean;
-                            enabledBehaviors: string[];
-                            enabledEffects: unknown[];
-                            transparencyEffectParameters: {
-                                alphaCoefficient: number;
-                                _id: string;
-                            };
-                            explodedViewDistance: number | null;
-                            explodedViewEnabled: boolean;
-                            environmentEnabled: boolean;
-                            skyboxEnabled: boolean;
-                            iblEnabled: boolean;
-                            /** @description X+, X-, Y+, Y-, Z+ or Z- */
-                            upVector: string;
-                            zNear: number;
-                            cameraFoVIndex: number;
-                            activeOnStart: boolean;
-                            modifiersEnabled: boolean;
-                            modifiers: unknown[];
-                            sceneEnabled: boolean;
-                            rememberSelection: boolean;
-                            sceneTree: number;
-                            selectedNodes: string[];
-                            autosaveCameraPosition: boolean;
-                            collaborationEnabled: boolean;
-                            collaborativeAvatarsEnabled: boolean;
-                            collaborativeSelectionEnabled: boolean;
-                            enabledClippingPlanes: unknown[];
-                            clippingPlanesEnabled: boolean;
-                            enabledQuotations: unknown[];
-                            quotationsEnabled: boolean;
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readPermissions: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writePermissions: string[];
-                            /** @description revision, incremented on every update */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onConfigurationCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3527,168 +953,7 @@ export interface webhooks {
          * The configuration_updated event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "configuration_updated";
-                        data: {
-                            /** ConfigurationInEvent */
-                            old: {
-                                _id: string;
-                                file: string;
-                                name: string;
-                                /** @description account e-mail */
-                                author: string;
-                                /** @description null until the first update */
-                                lastModificationAuthor: string | null;
-                                lockedBy: null | string;
-                                /** Format: date-time */
-                                lastActivationDate: string;
-                                /** @description millisecond Unix timestamp */
-                                date: number;
-                                /** @description ms; absent until the first update */
-                                lastModificationDate?: number;
-                                disableCamera: boolean;
-                                cameraPosition: number[];
-                                cameraType: null | string | number;
-                                environmentFile: null | string;
-                                environmentBrightness: number;
-                                environmentOrientation: number;
-                                layersEnabled: boolean;
-                                enabledLayers: unknown[];
-                                behaviorsEnabled: boolean;
-                                enabledBehaviors: string[];
-                                enabledEffects: unknown[];
-                                transparencyEffectParameters: {
-                                    alphaCoefficient: number;
-                                    _id: string;
-                                };
-                                explodedViewDistance: number | null;
-                                explodedViewEnabled: boolean;
-                                environmentEnabled: boolean;
-                                skyboxEnabled: boolean;
-                                iblEnabled: boolean;
-                                /** @description X+, X-, Y+, Y-, Z+ or Z- */
-                                upVector: string;
-                                zNear: number;
-                                cameraFoVIndex: number;
-                                activeOnStart: boolean;
-                                modifiersEnabled: boolean;
-                                modifiers: unknown[];
-                                sceneEnabled: boolean;
-                                rememberSelection: boolean;
-                                sceneTree: number;
-                                selectedNodes: string[];
-                                autosaveCameraPosition: boolean;
-                                collaborationEnabled: boolean;
-                                collaborativeAvatarsEnabled: boolean;
-                                collaborativeSelectionEnabled: boolean;
-                                enabledClippingPlanes: unknown[];
-                                clippingPlanesEnabled: boolean;
-                                enabledQuotations: unknown[];
-                                quotationsEnabled: boolean;
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readPermissions: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writePermissions: string[];
-                                /** @description revision, incremented on every update */
-                                __v: number;
-                            };
-                            /** ConfigurationInEvent */
-                            new: {
-                                _id: string;
-                                file: string;
-                                name: string;
-                                /** @description account e-mail */
-                                author: string;
-                                /** @description null until the first update */
-                                lastModificationAuthor: string | null;
-                                lockedBy: null | string;
-                                /** Format: date-time */
-                                lastActivationDate: string;
-                                /** @description millisecond Unix timestamp */
-                                date: number;
-                                /** @description ms; absent until the first update */
-                                lastModificationDate?: number;
-                                disableCamera: boolean;
-                                cameraPosition: number[];
-                                cameraType: null | string | number;
-                                environmentFile: null | string;
-                                environmentBrightness: number;
-                                environmentOrientation: number;
-                                layersEnabled: boolean;
-                                enabledLayers: unknown[];
-                                behaviorsEnabled: boolean;
-                                enabledBehaviors: string[];
-                                enabledEffects: unknown[];
-                                transparencyEffectParameters: {
-                                    alphaCoefficient: number;
-                                    _id: string;
-                                };
-                                explodedViewDistance: number | null;
-                                explodedViewEnabled: boolean;
-                                environmentEnabled: boolean;
-                                skyboxEnabled: boolean;
-                                iblEnabled: boolean;
-                                /** @description X+, X-, Y+, Y-, Z+ or Z- */
-                                upVector: string;
-                                zNear: number;
-                                cameraFoVIndex: number;
-                                activeOnStart: boolean;
-                                modifiersEnabled: boolean;
-                                modifiers: unknown[];
-                                sceneEnabled: boolean;
-                                rememberSelection: boolean;
-                                sceneTree: number;
-                                selectedNodes: string[];
-                                autosaveCameraPosition: boolean;
-                                collaborationEnabled: boolean;
-                                collaborativeAvatarsEnabled: boolean;
-                                collaborativeSelectionEnabled: boolean;
-                                enabledClippingPlanes: unknown[];
-                                clippingPlanesEnabled: boolean;
-                                enabledQuotations: unknown[];
-                                quotationsEnabled: boolean;
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                readPermissions: string[];
-                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                                writePermissions: string[];
-                                /** @description revision, incremented on every update */
-                                __v: number;
-                            };
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onConfigurationUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3708,106 +973,7 @@ export interface webhooks {
          * The configuration_removed event
          * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ID of the file the event concerns */
-                        file: string;
-                        /** @constant */
-                        event: "configuration_removed";
-                        /** ConfigurationRemoved */
-                        data: {
-                            _id: string;
-                            file: string;
-                            name: string;
-                            /** @description account e-mail */
-                            author: string;
-                            /** @description null until the first update */
-                            lastModificationAuthor: string | null;
-                            lockedBy: null | string;
-                            /** Format: date-time */
-                            lastActivationDate: string;
-                            /** @description millisecond Unix timestamp */
-                            date: number;
-                            /** @description ms; absent until the first update */
-                            lastModificationDate?: number;
-                            disableCamera: boolean;
-                            cameraPosition: number[];
-                            cameraType: null | string | number;
-                            environmentFile: null | string;
-                            environmentBrightness: number;
-                            environmentOrientation: number;
-                            layersEnabled: boolean;
-                            enabledLayers: unknown[];
-                            behaviorsEnabled: boolean;
-                            enabledBehaviors: string[];
-                            enabledEffects: unknown[];
-                            transparencyEffectParameters: {
-                                alphaCoefficient: number;
-                                _id: string;
-                            };
-                            explodedViewDistance: number | null;
-                            explodedViewEnabled: boolean;
-                            environmentEnabled: boolean;
-                            skyboxEnabled: boolean;
-                            iblEnabled: boolean;
-                            /** @description X+, X-, Y+, Y-, Z+ or Z- */
-                            upVector: string;
-                            zNear: number;
-                            cameraFoVIndex: number;
-                            activeOnStart: boolean;
-                            modifiersEnabled: boolean;
-                            modifiers: unknown[];
-                            sceneEnabled: boolean;
-                            rememberSelection: boolean;
-                            sceneTree: number;
-                            selectedNodes: string[];
-                            autosaveCameraPosition: boolean;
-                            collaborationEnabled: boolean;
-                            collaborativeAvatarsEnabled: boolean;
-                            collaborativeSelectionEnabled: boolean;
-                            enabledClippingPlanes: unknown[];
-                            clippingPlanesEnabled: boolean;
-                            enabledQuotations: unknown[];
-                            quotationsEnabled: boolean;
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            readPermissions: string[];
-                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
-                            writePermissions: string[];
-                            /** @description e.g. "phong" */
-                            renderMode: string;
-                            /** @description revision, incremented on every update */
-                            __v: number;
-                        };
-                        /** @description e-mail of the webhook owner */
-                        owner: string;
-                        /** @description ms Unix timestamp of the trigger */
-                        runTimestamp: number;
-                        /**
-                         * Format: uuid
-                         * @description ID of this delivery, stable across retries
-                         */
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Received: `{"success": true}` as application/json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onConfigurationRemoved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4260,7 +1426,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    currentAccount: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -4272,9 +1438,333 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable: a problem document with `code` `SERVICE_UNAVAILABLE` */
+            503: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "0": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "text",
+                 *       "password": "text",
+                 *       "cookie": true
+                 *     }
+                 */
+                "application/json": {
+                    username: string;
+                    password: string;
+                    /** @description Browser sign-in: true sets the auth token as the HttpOnly cookie `jsonwebtoken` (SameSite=Strict) and leaves it out of the answer. Needs CSRF proof like a cookie write. */
+                    cookie?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "email": "text",
+                     *       "username": "text",
+                     *       "cookies": "jsonwebtoken=eyJhbGciOiJSUzI1NiJ9"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description e-mail of the account */
+                        email: string;
+                        username: string;
+                        /** @description jsonwebtoken=<AUTH_TOKEN>; the auth token is the part after the first "=". Absent with `cookie: true` (the token is then only in the HttpOnly cookie, out of reach of scripts). */
+                        cookies?: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCurrentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "account": {
+                     *         "id": "text",
+                     *         "email": "text",
+                     *         "username": "text",
+                     *         "isAdmin": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4282,22 +1772,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4311,6 +1816,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "text",
+                 *       "newPassword": "text"
+                 *     }
+                 */
                 "application/json": {
                     currentPassword: string;
                     /** @description at least 10 characters */
@@ -4322,31 +1833,337 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * Format: date-time
+                         * @description When the session expires without another keep-alive.
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "jwt": "text",
+                     *       "superseded": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The session token; also set as the cookie X-Service-Session. */
+                        jwt: string;
+                        /** @description true when this took over a valid session of the same account (another tab, device or script), which is signed out now (401 SESSION_SUPERSEDED) */
+                        superseded: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payment Required: a problem document with `code` `NO_LICENSE_AVAILABLE` */
+            402: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "effectiveAt": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * Format: date-time
+                         * @description When the deletion takes effect.
+                         */
+                        effectiveAt: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4363,9 +2180,17 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "ended": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4374,27 +2199,53 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
     };
-    listPrivateDirectory: {
+    listFiles: {
         parameters: {
             query?: {
                 /** @description the directory, `/` = root */
@@ -4413,9 +2264,66 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "files": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "parent": "text",
+                     *           "key": "text",
+                     *           "name": "text",
+                     *           "owner": "text",
+                     *           "user": "text",
+                     *           "roles": [
+                     *             {
+                     *               "email": "text",
+                     *               "role": "viewer"
+                     *             }
+                     *           ],
+                     *           "isLink": true,
+                     *           "shareToken": "text",
+                     *           "size": 1,
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "updated": "2026-01-15T09:30:00.000Z",
+                     *           "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *           "attributes": {
+                     *             "0": {}
+                     *           },
+                     *           "allowLivePublicMeetings": true,
+                     *           "state": "text",
+                     *           "error": "text",
+                     *           "sceneTreeNames": [
+                     *             "text"
+                     *           ],
+                     *           "sceneTreeRoots": [
+                     *             "text"
+                     *           ],
+                     *           "favoritedBy": [
+                     *             {}
+                     *           ],
+                     *           "type": "text",
+                     *           "bucket": "text",
+                     *           "__v": 1,
+                     *           "progress": 0,
+                     *           "thumbnailUrl": "text"
+                     *         }
+                     *       ],
+                     *       "folders": [
+                     *         {
+                     *           "name": "text",
+                     *           "path": "text",
+                     *           "files": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4433,81 +2341,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-        };
-    };
-    listPrivateSubdirectory: {
-        parameters: {
-            query?: {
-                /** @description files per page, from 1 (default and maximum 1000) */
-                limit?: string;
-                /** @description a nextCursor from the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                "*": string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        files: components["schemas"]["FileView"][];
-                        /** @description with `path` only, on the first page: the direct sub-folders, by name */
-                        folders?: {
-                            name: string;
-                            /** @description the folder as a `path` to list */
-                            path: string;
-                            /** @description files in the folder and every folder below it */
-                            files: number;
-                        }[];
-                        /** @description pass as `cursor` for the next page; null on the last page */
-                        nextCursor?: string | null;
-                    };
-                };
-            };
-            /** @description RFC 9457 problem document */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RFC 9457 problem document */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4529,9 +2393,60 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "files": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "parent": "text",
+                     *           "key": "text",
+                     *           "name": "text",
+                     *           "owner": "text",
+                     *           "user": "text",
+                     *           "roles": [
+                     *             {
+                     *               "email": "text",
+                     *               "role": "viewer"
+                     *             }
+                     *           ],
+                     *           "isLink": true,
+                     *           "shareToken": "text",
+                     *           "size": 1,
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "updated": "2026-01-15T09:30:00.000Z",
+                     *           "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *           "attributes": {
+                     *             "0": {}
+                     *           },
+                     *           "allowLivePublicMeetings": true,
+                     *           "state": "text",
+                     *           "error": "text",
+                     *           "sceneTreeNames": [
+                     *             "text"
+                     *           ],
+                     *           "sceneTreeRoots": [
+                     *             "text"
+                     *           ],
+                     *           "favoritedBy": [
+                     *             {}
+                     *           ],
+                     *           "type": "text",
+                     *           "bucket": "text",
+                     *           "__v": 1,
+                     *           "progress": 0,
+                     *           "thumbnailUrl": "text",
+                     *           "role": "viewer"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4541,22 +2456,517 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the file; its name is the part filename
+                     */
+                    file: string;
+                    /** @description directory to upload into, default `/`; created implicitly */
+                    parent?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "text",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           {}
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "text",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           {}
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Range Not Satisfiable: a problem document with `code` `RANGE_NOT_SATISFIABLE` */
+            416: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4575,9 +2985,27 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "revisions": [
+                     *         {
+                     *           "__v": 0,
+                     *           "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *           "size": 0,
+                     *           "sha256": "text",
+                     *           "name": "text",
+                     *           "uploadedBy": "text",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4586,22 +3014,48 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4622,6 +3076,10 @@ export interface operations {
             /** @description The revision’s original bytes */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4631,6 +3089,10 @@ export interface operations {
             /** @description The requested range */
             206: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4640,31 +3102,3494 @@ export interface operations {
             /** @description Not modified (If-None-Match) */
             304: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Range Not Satisfiable: a problem document with `code` `RANGE_NOT_SATISFIABLE` */
+            416: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
     };
-    adminListAccounts: {
+    getFileThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    shareFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "text",
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                    role: "viewer" | "editor";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "text",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           {}
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unshareFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "text",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           {}
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "type": "webhook",
+                     *           "id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "attributes": {
+                     *             "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *             "event": "attribute_updated",
+                     *             "url": "text",
+                     *             "owner": "text",
+                     *             "created": "2026-01-15T09:30:00.000Z",
+                     *             "disabled": true,
+                     *             "disabledReason": "owner",
+                     *             "__v": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "attribute_updated",
+                 *       "url": "text",
+                 *       "secretToken": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Event listened to */
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    url: string;
+                    /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
+                    secretToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "type": "webhook",
+                     *         "id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "attributes": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "event": "attribute_updated",
+                     *           "url": "text",
+                     *           "owner": "text",
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "disabled": true,
+                     *           "disabledReason": "owner",
+                     *           "__v": 1
+                     *         }
+                     *       },
+                     *       "secretToken": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Webhook"];
+                        /** @description Only when the request had no secretToken: the secret the server generated, in the Standard Webhooks form (whsec_ + base64 of 32 random bytes). Shown this once: no later call returns it */
+                        secretToken?: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "type": "webhook",
+                     *         "id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "attributes": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "event": "attribute_updated",
+                     *           "url": "text",
+                     *           "owner": "text",
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "disabled": true,
+                     *           "disabledReason": "owner",
+                     *           "__v": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "text",
+                 *       "secretToken": "text",
+                 *       "disabled": true,
+                 *       "__v": 1
+                 *     }
+                 */
+                "application/json": {
+                    url?: string;
+                    /** @description New secret, validated like a new one; the previous one keeps signing too for 24 h */
+                    secretToken?: string;
+                    disabled?: boolean;
+                    /** @description If given, must match the current revision (else 409) */
+                    __v?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "type": "webhook",
+                     *         "id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "attributes": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "event": "attribute_updated",
+                     *           "url": "text",
+                     *           "owner": "text",
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "disabled": true,
+                     *           "disabledReason": "owner",
+                     *           "__v": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
+                status?: "pending" | "delivering" | "succeeded" | "failed" | "paused";
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+                /** @description Deliveries per page, 1 to 200 (default 50) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "deliveries": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "uuid": "text",
+                     *           "webhook": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "event": "attribute_updated",
+                     *           "file": "text",
+                     *           "status": "pending",
+                     *           "test": true,
+                     *           "attemptCount": 0,
+                     *           "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *           "lastStatusCode": 1,
+                     *           "lastErrorCode": "E_TIMEOUT",
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "updated": "2026-01-15T09:30:00.000Z",
+                     *           "completed": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description Newest first */
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "delivery": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "uuid": "text",
+                     *         "webhook": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "event": "attribute_updated",
+                     *         "file": "text",
+                     *         "status": "pending",
+                     *         "test": true,
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *         "lastStatusCode": 1,
+                     *         "lastErrorCode": "E_TIMEOUT",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "completed": "2026-01-15T09:30:00.000Z",
+                     *         "payload": {
+                     *           "file": "text",
+                     *           "event": "attribute_updated",
+                     *           "data": {},
+                     *           "owner": "text",
+                     *           "runTimestamp": 1,
+                     *           "uuid": "text"
+                     *         },
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "startedAt": "2026-01-15T09:30:00.000Z",
+                     *             "finishedAt": "2026-01-15T09:30:00.000Z",
+                     *             "durationMs": 0,
+                     *             "statusCode": 1,
+                     *             "errorCode": "E_TIMEOUT",
+                     *             "errorMessage": "text",
+                     *             "responseExcerpt": "text"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        delivery: components["schemas"]["WebhookDeliveryDetail"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "delivery": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "uuid": "text",
+                     *         "webhook": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "event": "attribute_updated",
+                     *         "file": "text",
+                     *         "status": "pending",
+                     *         "test": true,
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *         "lastStatusCode": 1,
+                     *         "lastErrorCode": "E_TIMEOUT",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "completed": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recoverDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Deliveries of events from this moment on are re-queued */
+                    since: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "recovered": 0,
+                     *       "reenabled": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description Deliveries re-queued */
+                        recovered: number;
+                        /** @description The webhook was disabled and has been enabled again */
+                        reenabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "delivery": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "uuid": "text",
+                     *         "webhook": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "event": "attribute_updated",
+                     *         "file": "text",
+                     *         "status": "pending",
+                     *         "test": true,
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2026-01-15T09:30:00.000Z",
+                     *         "lastStatusCode": 1,
+                     *         "lastErrorCode": "E_TIMEOUT",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "completed": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSceneAttributes: {
+        parameters: {
+            query: {
+                /** @description file ID */
+                file: string;
+                /** @description nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000) */
+                limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "nodeIdToAttributes": {
+                     *         "0": {
+                     *           "0": {}
+                     *         }
+                     *       },
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description node ID → attribute name → value (null: the attribute was removed) */
+                        nodeIdToAttributes: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every attribute fits the first page (the answer of clients that do not page) */
+                        nextCursor?: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSceneAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "nodeIdToAttributes": {
+                 *         "0": {
+                 *           "0": {}
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description file ID */
+                    file: string;
+                    /** @description node ID (of the file's scene tree) → attributes to merge */
+                    nodeIdToAttributes: {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "nodeIdToAttributes": {
+                     *         "0": {
+                     *           "0": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description node ID → attribute name → value (null: the attribute was removed) */
+                        nodeIdToAttributes: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "name": "text",
+                 *       "content": "text",
+                 *       "type": -2147483648,
+                 *       "color": "text",
+                 *       "cameraX": 1,
+                 *       "cameraY": 1,
+                 *       "cameraZ": 1,
+                 *       "targets": [
+                 *         {}
+                 *       ],
+                 *       "tags": [
+                 *         "text"
+                 *       ],
+                 *       "readPermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "writePermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "permissions": {
+                 *         "_id": "text",
+                 *         "writeTargets": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readTargets": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "delete": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeTitle": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readTitle": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeDiscussion": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readDiscussion": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeDescription": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readDescription": [
+                 *           "alice@example.com"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    file: string;
+                    /** @description title */
+                    name: string;
+                    /** @description description text */
+                    content?: string;
+                    type?: number;
+                    /** @description CSS-style color */
+                    color?: string;
+                    cameraX?: number;
+                    cameraY?: number;
+                    cameraZ?: number;
+                    targets?: unknown[];
+                    tags?: string[];
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    readPermissions?: string[];
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    writePermissions?: string[];
+                    /** @description arrays given replace the stored ones; others stay */
+                    permissions?: {
+                        /** @description assigned by the server; ignored */
+                        _id?: string;
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeTargets?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readTargets?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        delete?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeTitle?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readTitle?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeDiscussion?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readDiscussion?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeDescription?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readDescription?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "annotation": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b200",
+                     *         "author": "alice@example.com",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample annotation",
+                     *         "content": "Sent by POST /webhook/:id/test",
+                     *         "type": 0,
+                     *         "color": "#ff0000",
+                     *         "cameraX": 0,
+                     *         "cameraY": 1.5,
+                     *         "cameraZ": 5,
+                     *         "date": 1768469400000,
+                     *         "lastUpdate": 1768469400000,
+                     *         "targets": [],
+                     *         "tags": [],
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "permissions": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b201",
+                     *           "writeTargets": [],
+                     *           "readTargets": [],
+                     *           "delete": [],
+                     *           "writeTitle": [],
+                     *           "readTitle": [],
+                     *           "writeDiscussion": [],
+                     *           "readDiscussion": [],
+                     *           "writeDescription": [],
+                     *           "readDescription": []
+                     *         },
+                     *         "__v": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        annotation: components["schemas"]["Annotation"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "__v": 1,
+                 *       "name": "text",
+                 *       "content": "text",
+                 *       "type": -2147483648,
+                 *       "color": "text",
+                 *       "cameraX": 1,
+                 *       "cameraY": 1,
+                 *       "cameraZ": 1,
+                 *       "targets": [
+                 *         {}
+                 *       ],
+                 *       "tags": [
+                 *         "text"
+                 *       ],
+                 *       "readPermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "writePermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "permissions": {
+                 *         "_id": "text",
+                 *         "writeTargets": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readTargets": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "delete": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeTitle": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readTitle": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeDiscussion": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readDiscussion": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "writeDescription": [
+                 *           "alice@example.com"
+                 *         ],
+                 *         "readDescription": [
+                 *           "alice@example.com"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    _id: string;
+                    /** @description if given, must be the current revision (else 409) */
+                    __v?: number;
+                    /** @description title */
+                    name?: string;
+                    /** @description description text */
+                    content?: string;
+                    type?: number;
+                    /** @description CSS-style color */
+                    color?: string;
+                    cameraX?: number;
+                    cameraY?: number;
+                    cameraZ?: number;
+                    targets?: unknown[];
+                    tags?: string[];
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    readPermissions?: string[];
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    writePermissions?: string[];
+                    /** @description arrays given replace the stored ones; others stay */
+                    permissions?: {
+                        /** @description assigned by the server; ignored */
+                        _id?: string;
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeTargets?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readTargets?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        delete?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeTitle?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readTitle?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeDiscussion?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readDiscussion?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writeDescription?: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readDescription?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "annotation": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b200",
+                     *         "author": "alice@example.com",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample annotation",
+                     *         "content": "Sent by POST /webhook/:id/test",
+                     *         "type": 0,
+                     *         "color": "#ff0000",
+                     *         "cameraX": 0,
+                     *         "cameraY": 1.5,
+                     *         "cameraZ": 5,
+                     *         "date": 1768469400000,
+                     *         "lastUpdate": 1768469400000,
+                     *         "targets": [],
+                     *         "tags": [],
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "permissions": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b201",
+                     *           "writeTargets": [],
+                     *           "readTargets": [],
+                     *           "delete": [],
+                     *           "writeTitle": [],
+                     *           "readTitle": [],
+                     *           "writeDiscussion": [],
+                     *           "readDiscussion": [],
+                     *           "writeDescription": [],
+                     *           "readDescription": []
+                     *         },
+                     *         "__v": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        annotation: components["schemas"]["Annotation"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAnnotation: {
+        parameters: {
+            query?: {
+                _id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *     }
+                 */
+                "application/json": {
+                    _id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "annotation": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b200",
+                     *         "author": "alice@example.com",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample annotation",
+                     *         "content": "Sent by POST /webhook/:id/test",
+                     *         "type": 0,
+                     *         "color": "#ff0000",
+                     *         "cameraX": 0,
+                     *         "cameraY": 1.5,
+                     *         "cameraZ": 5,
+                     *         "date": 1768469400000,
+                     *         "lastUpdate": 1768469400000,
+                     *         "targets": [],
+                     *         "tags": [],
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "permissions": {
+                     *           "_id": "665f1c2e8a4b3c0012a1b201",
+                     *           "writeTargets": [],
+                     *           "readTargets": [],
+                     *           "delete": [],
+                     *           "writeTitle": [],
+                     *           "readTitle": [],
+                     *           "writeDiscussion": [],
+                     *           "readDiscussion": [],
+                     *           "writeDescription": [],
+                     *           "readDescription": []
+                     *         },
+                     *         "__v": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        annotation: components["schemas"]["Annotation"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAnnotations: {
+        parameters: {
+            query: {
+                file: string;
+                /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
+                limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "annotations": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b200",
+                     *           "author": "alice@example.com",
+                     *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "name": "Sample annotation",
+                     *           "content": "Sent by POST /webhook/:id/test",
+                     *           "type": 0,
+                     *           "color": "#ff0000",
+                     *           "cameraX": 0,
+                     *           "cameraY": 1.5,
+                     *           "cameraZ": 5,
+                     *           "date": 1768469400000,
+                     *           "lastUpdate": 1768469400000,
+                     *           "targets": [],
+                     *           "tags": [],
+                     *           "readPermissions": [],
+                     *           "writePermissions": [],
+                     *           "permissions": {
+                     *             "_id": "665f1c2e8a4b3c0012a1b201",
+                     *             "writeTargets": [],
+                     *             "readTargets": [],
+                     *             "delete": [],
+                     *             "writeTitle": [],
+                     *             "readTitle": [],
+                     *             "writeDiscussion": [],
+                     *             "readDiscussion": [],
+                     *             "writeDescription": [],
+                     *             "readDescription": []
+                     *           },
+                     *           "__v": 0
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        annotations: components["schemas"]["Annotation"][];
+                        /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every item fits the first page (the answer of clients that do not page) */
+                        nextCursor?: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listConfigurations: {
+        parameters: {
+            query: {
+                file: string;
+                /** @description items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000) */
+                limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "configurations": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b202",
+                     *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "name": "Sample configuration",
+                     *           "author": "alice@example.com",
+                     *           "lastModificationAuthor": null,
+                     *           "lockedBy": null,
+                     *           "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                     *           "date": 1768469400000,
+                     *           "disableCamera": false,
+                     *           "cameraPosition": [],
+                     *           "cameraType": null,
+                     *           "environmentFile": null,
+                     *           "environmentBrightness": 1,
+                     *           "environmentOrientation": 0,
+                     *           "layersEnabled": false,
+                     *           "enabledLayers": [],
+                     *           "behaviorsEnabled": false,
+                     *           "enabledBehaviors": [],
+                     *           "enabledEffects": [],
+                     *           "transparencyEffectParameters": {
+                     *             "alphaCoefficient": 0.5,
+                     *             "_id": "665f1c2e8a4b3c0012a1b203"
+                     *           },
+                     *           "explodedViewDistance": null,
+                     *           "explodedViewEnabled": false,
+                     *           "environmentEnabled": false,
+                     *           "skyboxEnabled": false,
+                     *           "iblEnabled": false,
+                     *           "upVector": "Y+",
+                     *           "zNear": 0.1,
+                     *           "cameraFoVIndex": 0,
+                     *           "activeOnStart": false,
+                     *           "modifiersEnabled": false,
+                     *           "modifiers": [],
+                     *           "sceneEnabled": true,
+                     *           "rememberSelection": false,
+                     *           "sceneTree": 0,
+                     *           "selectedNodes": [],
+                     *           "autosaveCameraPosition": false,
+                     *           "collaborationEnabled": false,
+                     *           "collaborativeAvatarsEnabled": false,
+                     *           "collaborativeSelectionEnabled": false,
+                     *           "enabledClippingPlanes": [],
+                     *           "clippingPlanesEnabled": false,
+                     *           "enabledQuotations": [],
+                     *           "quotationsEnabled": false,
+                     *           "readPermissions": [],
+                     *           "writePermissions": [],
+                     *           "__v": 0,
+                     *           "renderMode": "phong"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        configurations: components["schemas"]["Configuration"][];
+                        /** @description cursor of the next page, null on the last one; left out when the call names neither limit nor cursor and every item fits the first page (the answer of clients that do not page) */
+                        nextCursor?: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    saveConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "__v": 1,
+                 *       "name": "text",
+                 *       "lockedBy": "text",
+                 *       "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                 *       "disableCamera": true,
+                 *       "cameraPosition": [
+                 *         1
+                 *       ],
+                 *       "cameraType": "text",
+                 *       "environmentFile": "text",
+                 *       "environmentBrightness": 1,
+                 *       "environmentOrientation": 1,
+                 *       "layersEnabled": true,
+                 *       "enabledLayers": [
+                 *         {}
+                 *       ],
+                 *       "behaviorsEnabled": true,
+                 *       "enabledBehaviors": [
+                 *         "665f1c2e8a4b3c0012a1b2c3"
+                 *       ],
+                 *       "enabledEffects": [
+                 *         {}
+                 *       ],
+                 *       "transparencyEffectParameters": {
+                 *         "alphaCoefficient": 0,
+                 *         "_id": "text"
+                 *       },
+                 *       "explodedViewDistance": 1,
+                 *       "explodedViewEnabled": true,
+                 *       "environmentEnabled": true,
+                 *       "skyboxEnabled": true,
+                 *       "iblEnabled": true,
+                 *       "upVector": "X+",
+                 *       "zNear": 1,
+                 *       "cameraFoVIndex": -2147483648,
+                 *       "activeOnStart": true,
+                 *       "modifiersEnabled": true,
+                 *       "modifiers": [
+                 *         {}
+                 *       ],
+                 *       "sceneEnabled": true,
+                 *       "rememberSelection": true,
+                 *       "sceneTree": -2147483648,
+                 *       "selectedNodes": [
+                 *         "text"
+                 *       ],
+                 *       "autosaveCameraPosition": true,
+                 *       "collaborationEnabled": true,
+                 *       "collaborativeAvatarsEnabled": true,
+                 *       "collaborativeSelectionEnabled": true,
+                 *       "enabledClippingPlanes": [
+                 *         {}
+                 *       ],
+                 *       "clippingPlanesEnabled": true,
+                 *       "enabledQuotations": [
+                 *         {}
+                 *       ],
+                 *       "quotationsEnabled": true,
+                 *       "readPermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "writePermissions": [
+                 *         "alice@example.com"
+                 *       ],
+                 *       "renderMode": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description given: update it; absent: create */
+                    _id?: string;
+                    /** @description required to create */
+                    file?: string;
+                    /** @description on update: if given, must be the current revision (else 409) */
+                    __v?: number;
+                    name?: string;
+                    /** @description advisory: stored and returned as sent */
+                    lockedBy?: null | string;
+                    /** Format: date-time */
+                    lastActivationDate?: string;
+                    disableCamera?: boolean;
+                    cameraPosition?: number[];
+                    cameraType?: null | string | number;
+                    environmentFile?: null | string;
+                    environmentBrightness?: number;
+                    environmentOrientation?: number;
+                    layersEnabled?: boolean;
+                    enabledLayers?: unknown[];
+                    behaviorsEnabled?: boolean;
+                    enabledBehaviors?: string[];
+                    enabledEffects?: unknown[];
+                    transparencyEffectParameters?: {
+                        alphaCoefficient?: number;
+                        /** @description assigned by the server; ignored */
+                        _id?: string;
+                    };
+                    explodedViewDistance?: number | null;
+                    explodedViewEnabled?: boolean;
+                    environmentEnabled?: boolean;
+                    skyboxEnabled?: boolean;
+                    iblEnabled?: boolean;
+                    upVector?: "X+" | "X-" | "Y+" | "Y-" | "Z+" | "Z-";
+                    zNear?: number;
+                    cameraFoVIndex?: number;
+                    activeOnStart?: boolean;
+                    modifiersEnabled?: boolean;
+                    modifiers?: unknown[];
+                    sceneEnabled?: boolean;
+                    rememberSelection?: boolean;
+                    sceneTree?: number;
+                    selectedNodes?: string[];
+                    autosaveCameraPosition?: boolean;
+                    collaborationEnabled?: boolean;
+                    collaborativeAvatarsEnabled?: boolean;
+                    collaborativeSelectionEnabled?: boolean;
+                    enabledClippingPlanes?: unknown[];
+                    clippingPlanesEnabled?: boolean;
+                    enabledQuotations?: unknown[];
+                    quotationsEnabled?: boolean;
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    readPermissions?: string[];
+                    /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                    writePermissions?: string[];
+                    renderMode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "configuration": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b202",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample configuration",
+                     *         "author": "alice@example.com",
+                     *         "lastModificationAuthor": null,
+                     *         "lockedBy": null,
+                     *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                     *         "date": 1768469400000,
+                     *         "disableCamera": false,
+                     *         "cameraPosition": [],
+                     *         "cameraType": null,
+                     *         "environmentFile": null,
+                     *         "environmentBrightness": 1,
+                     *         "environmentOrientation": 0,
+                     *         "layersEnabled": false,
+                     *         "enabledLayers": [],
+                     *         "behaviorsEnabled": false,
+                     *         "enabledBehaviors": [],
+                     *         "enabledEffects": [],
+                     *         "transparencyEffectParameters": {
+                     *           "alphaCoefficient": 0.5,
+                     *           "_id": "665f1c2e8a4b3c0012a1b203"
+                     *         },
+                     *         "explodedViewDistance": null,
+                     *         "explodedViewEnabled": false,
+                     *         "environmentEnabled": false,
+                     *         "skyboxEnabled": false,
+                     *         "iblEnabled": false,
+                     *         "upVector": "Y+",
+                     *         "zNear": 0.1,
+                     *         "cameraFoVIndex": 0,
+                     *         "activeOnStart": false,
+                     *         "modifiersEnabled": false,
+                     *         "modifiers": [],
+                     *         "sceneEnabled": true,
+                     *         "rememberSelection": false,
+                     *         "sceneTree": 0,
+                     *         "selectedNodes": [],
+                     *         "autosaveCameraPosition": false,
+                     *         "collaborationEnabled": false,
+                     *         "collaborativeAvatarsEnabled": false,
+                     *         "collaborativeSelectionEnabled": false,
+                     *         "enabledClippingPlanes": [],
+                     *         "clippingPlanesEnabled": false,
+                     *         "enabledQuotations": [],
+                     *         "quotationsEnabled": false,
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "__v": 0,
+                     *         "renderMode": "phong"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        configuration: components["schemas"]["Configuration"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteConfiguration: {
+        parameters: {
+            query?: {
+                _id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *     }
+                 */
+                "application/json": {
+                    _id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "configuration": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b202",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample configuration",
+                     *         "author": "alice@example.com",
+                     *         "lastModificationAuthor": null,
+                     *         "lockedBy": null,
+                     *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                     *         "date": 1768469400000,
+                     *         "disableCamera": false,
+                     *         "cameraPosition": [],
+                     *         "cameraType": null,
+                     *         "environmentFile": null,
+                     *         "environmentBrightness": 1,
+                     *         "environmentOrientation": 0,
+                     *         "layersEnabled": false,
+                     *         "enabledLayers": [],
+                     *         "behaviorsEnabled": false,
+                     *         "enabledBehaviors": [],
+                     *         "enabledEffects": [],
+                     *         "transparencyEffectParameters": {
+                     *           "alphaCoefficient": 0.5,
+                     *           "_id": "665f1c2e8a4b3c0012a1b203"
+                     *         },
+                     *         "explodedViewDistance": null,
+                     *         "explodedViewEnabled": false,
+                     *         "environmentEnabled": false,
+                     *         "skyboxEnabled": false,
+                     *         "iblEnabled": false,
+                     *         "upVector": "Y+",
+                     *         "zNear": 0.1,
+                     *         "cameraFoVIndex": 0,
+                     *         "activeOnStart": false,
+                     *         "modifiersEnabled": false,
+                     *         "modifiers": [],
+                     *         "sceneEnabled": true,
+                     *         "rememberSelection": false,
+                     *         "sceneTree": 0,
+                     *         "selectedNodes": [],
+                     *         "autosaveCameraPosition": false,
+                     *         "collaborationEnabled": false,
+                     *         "collaborativeAvatarsEnabled": false,
+                     *         "collaborativeSelectionEnabled": false,
+                     *         "enabledClippingPlanes": [],
+                     *         "clippingPlanesEnabled": false,
+                     *         "enabledQuotations": [],
+                     *         "quotationsEnabled": false,
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "__v": 0,
+                     *         "renderMode": "phong"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        configuration: components["schemas"]["Configuration"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadOptimizedFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The GLB */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "model/gltf-binary": string;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "model/gltf-binary": string;
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Range Not Satisfiable: a problem document with `code` `RANGE_NOT_SATISFIABLE` */
+            416: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSceneTree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "tree": [
+                     *         {
+                     *           "id": "text",
+                     *           "name": "text",
+                     *           "children": [
+                     *             {
+                     *               "id": "text",
+                     *               "name": "text",
+                     *               "children": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description the scene's root nodes */
+                        tree: components["schemas"]["SceneNode"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccounts: {
         parameters: {
             query?: {
                 /** @description 1..1000, default 1000 */
@@ -4681,9 +6606,27 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "accounts": [
+                     *         {
+                     *           "id": "text",
+                     *           "email": "text",
+                     *           "username": "text",
+                     *           "isAdmin": true,
+                     *           "disabled": true,
+                     *           "created": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4693,27 +6636,53 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
     };
-    adminCreateAccount: {
+    createAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -4722,6 +6691,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "text",
+                 *       "username": "text",
+                 *       "password": "text",
+                 *       "admin": false
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     username: string;
@@ -4736,9 +6713,24 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "account": {
+                     *         "id": "text",
+                     *         "email": "text",
+                     *         "username": "text",
+                     *         "isAdmin": true,
+                     *         "disabled": true,
+                     *         "created": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4746,27 +6738,86 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
     };
-    adminUpdateAccount: {
+    updateAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -4777,6 +6828,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "disabled": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description true disables the account and ends its session at once (its license is free) */
                     disabled: boolean;
@@ -4787,9 +6843,24 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "account": {
+                     *         "id": "text",
+                     *         "email": "text",
+                     *         "username": "text",
+                     *         "isAdmin": true,
+                     *         "disabled": true,
+                     *         "created": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4797,27 +6868,86 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
     };
-    adminLicenses: {
+    getLicenses: {
         parameters: {
             query?: never;
             header?: never;
@@ -4829,9 +6959,25 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "total": 1,
+                     *       "inUse": 1,
+                     *       "sessions": [
+                     *         {
+                     *           "username": "text",
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "validUntil": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4852,22 +6998,48 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4892,29 +7064,1584 @@ export interface operations {
             /** @description Server-Sent Events. Each event: `id: <event id>`, `event: <event name>`, `data: <the webhook envelope JSON, owner = the caller>`. `event: reset` when Last-Event-ID is unknown (events were missed); `: ping` comments as heartbeats; a final comment says why the server ended the stream. */
             200: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/event-stream": string;
                 };
             };
-            /** @description RFC 9457 problem document */
-            "4XX": {
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            400: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem document */
-            "5XX": {
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            401: {
                 headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable: a problem document with `code` `SERVICE_UNAVAILABLE` */
+            503: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    onAttributeUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "attribute_updated",
+                 *       "data": {
+                 *         "user": {
+                 *           "email": "alice@example.com"
+                 *         },
+                 *         "nodeIdToAttributes": {
+                 *           "0": {
+                 *             "color": "red"
+                 *           }
+                 *         }
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "attribute_updated";
+                    data: {
+                        user: {
+                            /** @description account e-mail */
+                            email: string;
+                        };
+                        /** @description node ID → attribute name → value (null: the attribute was removed) */
+                        nodeIdToAttributes: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /**
+                         * @description present when the write was larger than TESSERA_EVENT_MAX_DATA_BYTES: nodeIdToAttributes holds the values that fit, `omitted` names the rest; read them with GET /scene/attributes?file=…
+                         * @constant
+                         */
+                        truncated?: true;
+                        /** @description truncated events only: node ID → names of the written attributes whose values were left out */
+                        omitted?: {
+                            [key: string]: string[];
+                        };
+                        /** @description truncated events only: written nodes that not even `omitted` could name within the cap */
+                        omittedNodes?: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileUploaded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_uploaded",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "queued",
+                 *         "error": "",
+                 *         "sceneTreeNames": [],
+                 *         "sceneTreeRoots": [],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_uploaded";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: string;
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileOptimized: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_optimized",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
+                 *         "sceneTreeNames": [
+                 *           "Scene",
+                 *           "Mesh"
+                 *         ],
+                 *         "sceneTreeRoots": [
+                 *           "0"
+                 *         ],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_optimized";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: string;
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileOptimizationFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_optimization_failed",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "error",
+                 *         "error": "sample conversion failure",
+                 *         "sceneTreeNames": [],
+                 *         "sceneTreeRoots": [],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_optimization_failed";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: string;
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAnnotationCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "annotation_created",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "author": "alice@example.com",
+                 *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "name": "Sample annotation",
+                 *         "content": "Sent by POST /webhook/:id/test",
+                 *         "type": 0,
+                 *         "color": "#ff0000",
+                 *         "cameraX": 0,
+                 *         "cameraY": 1.5,
+                 *         "cameraZ": 5,
+                 *         "date": 1768469400000,
+                 *         "lastUpdate": 1768469400000,
+                 *         "targets": [],
+                 *         "tags": [],
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "permissions": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b201",
+                 *           "writeTargets": [],
+                 *           "readTargets": [],
+                 *           "delete": [],
+                 *           "writeTitle": [],
+                 *           "readTitle": [],
+                 *           "writeDiscussion": [],
+                 *           "readDiscussion": [],
+                 *           "writeDescription": [],
+                 *           "readDescription": []
+                 *         },
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "annotation_created";
+                    /** Annotation */
+                    data: {
+                        _id: string;
+                        /** @description account e-mail */
+                        author: string;
+                        file: string;
+                        /** @description title */
+                        name: string;
+                        /** @description description text */
+                        content: string;
+                        type: number;
+                        /** @description CSS-style color */
+                        color: string;
+                        cameraX: number;
+                        cameraY: number;
+                        cameraZ: number;
+                        /** @description millisecond Unix timestamp */
+                        date: number;
+                        /** @description millisecond Unix timestamp */
+                        lastUpdate: number;
+                        targets: unknown[];
+                        tags: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readPermissions: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writePermissions: string[];
+                        permissions: {
+                            _id: string;
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeTargets: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readTargets: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            delete: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeTitle: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readTitle: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeDiscussion: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readDiscussion: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeDescription: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readDescription: string[];
+                        };
+                        /** @description revision, incremented on every update */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAnnotationUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "annotation_updated",
+                 *       "data": {
+                 *         "old": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "author": "alice@example.com",
+                 *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "name": "Sample annotation",
+                 *           "content": "Sent by POST /webhook/:id/test",
+                 *           "type": 0,
+                 *           "color": "#ff0000",
+                 *           "cameraX": 0,
+                 *           "cameraY": 1.5,
+                 *           "cameraZ": 5,
+                 *           "date": 1768469400000,
+                 *           "lastUpdate": 1768469400000,
+                 *           "targets": [],
+                 *           "tags": [],
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "permissions": [
+                 *             {
+                 *               "_id": "665f1c2e8a4b3c0012a1b201",
+                 *               "writeTargets": [],
+                 *               "readTargets": [],
+                 *               "delete": [],
+                 *               "writeTitle": [],
+                 *               "readTitle": [],
+                 *               "writeDiscussion": [],
+                 *               "readDiscussion": [],
+                 *               "writeDescription": [],
+                 *               "readDescription": []
+                 *             }
+                 *           ],
+                 *           "__v": 0
+                 *         },
+                 *         "new": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "author": "alice@example.com",
+                 *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "name": "Sample annotation (renamed)",
+                 *           "content": "Sent by POST /webhook/:id/test",
+                 *           "type": 0,
+                 *           "color": "#ff0000",
+                 *           "cameraX": 0,
+                 *           "cameraY": 1.5,
+                 *           "cameraZ": 5,
+                 *           "date": 1768469400000,
+                 *           "lastUpdate": 1768469400000,
+                 *           "targets": [],
+                 *           "tags": [],
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "permissions": [
+                 *             {
+                 *               "_id": "665f1c2e8a4b3c0012a1b201",
+                 *               "writeTargets": [],
+                 *               "readTargets": [],
+                 *               "delete": [],
+                 *               "writeTitle": [],
+                 *               "readTitle": [],
+                 *               "writeDiscussion": [],
+                 *               "readDiscussion": [],
+                 *               "writeDescription": [],
+                 *               "readDescription": []
+                 *             }
+                 *           ],
+                 *           "__v": 1
+                 *         }
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "annotation_updated";
+                    data: {
+                        /** AnnotationInUpdate */
+                        old: {
+                            _id: string;
+                            /** @description account e-mail */
+                            author: string;
+                            file: string;
+                            /** @description title */
+                            name: string;
+                            /** @description description text */
+                            content: string;
+                            type: number;
+                            /** @description CSS-style color */
+                            color: string;
+                            cameraX: number;
+                            cameraY: number;
+                            cameraZ: number;
+                            /** @description millisecond Unix timestamp */
+                            date: number;
+                            /** @description millisecond Unix timestamp */
+                            lastUpdate: number;
+                            targets: unknown[];
+                            tags: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readPermissions: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writePermissions: string[];
+                            permissions: {
+                                _id: string;
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeTargets: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readTargets: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                delete: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeTitle: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readTitle: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeDiscussion: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readDiscussion: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeDescription: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readDescription: string[];
+                            }[];
+                            /** @description revision, incremented on every update */
+                            __v: number;
+                        };
+                        /** AnnotationInUpdate */
+                        new: {
+                            _id: string;
+                            /** @description account e-mail */
+                            author: string;
+                            file: string;
+                            /** @description title */
+                            name: string;
+                            /** @description description text */
+                            content: string;
+                            type: number;
+                            /** @description CSS-style color */
+                            color: string;
+                            cameraX: number;
+                            cameraY: number;
+                            cameraZ: number;
+                            /** @description millisecond Unix timestamp */
+                            date: number;
+                            /** @description millisecond Unix timestamp */
+                            lastUpdate: number;
+                            targets: unknown[];
+                            tags: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readPermissions: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writePermissions: string[];
+                            permissions: {
+                                _id: string;
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeTargets: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readTargets: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                delete: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeTitle: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readTitle: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeDiscussion: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readDiscussion: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                writeDescription: string[];
+                                /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                                readDescription: string[];
+                            }[];
+                            /** @description revision, incremented on every update */
+                            __v: number;
+                        };
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAnnotationRemoved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "annotation_removed",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "author": "alice@example.com",
+                 *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "name": "Sample annotation",
+                 *         "content": "Sent by POST /webhook/:id/test",
+                 *         "type": 0,
+                 *         "color": "#ff0000",
+                 *         "cameraX": 0,
+                 *         "cameraY": 1.5,
+                 *         "cameraZ": 5,
+                 *         "date": 1768469400000,
+                 *         "lastUpdate": 1768469400000,
+                 *         "targets": [],
+                 *         "tags": [],
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "permissions": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b201",
+                 *           "writeTargets": [],
+                 *           "readTargets": [],
+                 *           "delete": [],
+                 *           "writeTitle": [],
+                 *           "readTitle": [],
+                 *           "writeDiscussion": [],
+                 *           "readDiscussion": [],
+                 *           "writeDescription": [],
+                 *           "readDescription": []
+                 *         },
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "annotation_removed";
+                    /** Annotation */
+                    data: {
+                        _id: string;
+                        /** @description account e-mail */
+                        author: string;
+                        file: string;
+                        /** @description title */
+                        name: string;
+                        /** @description description text */
+                        content: string;
+                        type: number;
+                        /** @description CSS-style color */
+                        color: string;
+                        cameraX: number;
+                        cameraY: number;
+                        cameraZ: number;
+                        /** @description millisecond Unix timestamp */
+                        date: number;
+                        /** @description millisecond Unix timestamp */
+                        lastUpdate: number;
+                        targets: unknown[];
+                        tags: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readPermissions: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writePermissions: string[];
+                        permissions: {
+                            _id: string;
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeTargets: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readTargets: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            delete: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeTitle: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readTitle: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeDiscussion: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readDiscussion: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writeDescription: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readDescription: string[];
+                        };
+                        /** @description revision, incremented on every update */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConfigurationCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "configuration_created",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "name": "Sample configuration",
+                 *         "author": "alice@example.com",
+                 *         "lastModificationAuthor": null,
+                 *         "lockedBy": null,
+                 *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                 *         "date": 1768469400000,
+                 *         "disableCamera": false,
+                 *         "cameraPosition": [],
+                 *         "cameraType": null,
+                 *         "environmentFile": null,
+                 *         "environmentBrightness": 1,
+                 *         "environmentOrientation": 0,
+                 *         "layersEnabled": false,
+                 *         "enabledLayers": [],
+                 *         "behaviorsEnabled": false,
+                 *         "enabledBehaviors": [],
+                 *         "enabledEffects": [],
+                 *         "transparencyEffectParameters": {
+                 *           "alphaCoefficient": 0.5,
+                 *           "_id": "665f1c2e8a4b3c0012a1b201"
+                 *         },
+                 *         "explodedViewDistance": null,
+                 *         "explodedViewEnabled": false,
+                 *         "environmentEnabled": false,
+                 *         "skyboxEnabled": false,
+                 *         "iblEnabled": false,
+                 *         "upVector": "Y+",
+                 *         "zNear": 0.1,
+                 *         "cameraFoVIndex": 0,
+                 *         "activeOnStart": false,
+                 *         "modifiersEnabled": false,
+                 *         "modifiers": [],
+                 *         "sceneEnabled": true,
+                 *         "rememberSelection": false,
+                 *         "sceneTree": 0,
+                 *         "selectedNodes": [],
+                 *         "autosaveCameraPosition": false,
+                 *         "collaborationEnabled": false,
+                 *         "collaborativeAvatarsEnabled": false,
+                 *         "collaborativeSelectionEnabled": false,
+                 *         "enabledClippingPlanes": [],
+                 *         "clippingPlanesEnabled": false,
+                 *         "enabledQuotations": [],
+                 *         "quotationsEnabled": false,
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "configuration_created";
+                    /** ConfigurationInEvent */
+                    data: {
+                        _id: string;
+                        file: string;
+                        name: string;
+                        /** @description account e-mail */
+                        author: string;
+                        /** @description null until the first update */
+                        lastModificationAuthor: string | null;
+                        lockedBy: null | string;
+                        /** Format: date-time */
+                        lastActivationDate: string;
+                        /** @description millisecond Unix timestamp */
+                        date: number;
+                        /** @description ms; absent until the first update */
+                        lastModificationDate?: number;
+                        disableCamera: boolean;
+                        cameraPosition: number[];
+                        cameraType: null | string | number;
+                        environmentFile: null | string;
+                        environmentBrightness: number;
+                        environmentOrientation: number;
+                        layersEnabled: boolean;
+                        enabledLayers: unknown[];
+                        behaviorsEnabled: boolean;
+                        enabledBehaviors: string[];
+                        enabledEffects: unknown[];
+                        transparencyEffectParameters: {
+                            alphaCoefficient: number;
+                            _id: string;
+                        };
+                        explodedViewDistance: number | null;
+                        explodedViewEnabled: boolean;
+                        environmentEnabled: boolean;
+                        skyboxEnabled: boolean;
+                        iblEnabled: boolean;
+                        /** @description X+, X-, Y+, Y-, Z+ or Z- */
+                        upVector: string;
+                        zNear: number;
+                        cameraFoVIndex: number;
+                        activeOnStart: boolean;
+                        modifiersEnabled: boolean;
+                        modifiers: unknown[];
+                        sceneEnabled: boolean;
+                        rememberSelection: boolean;
+                        sceneTree: number;
+                        selectedNodes: string[];
+                        autosaveCameraPosition: boolean;
+                        collaborationEnabled: boolean;
+                        collaborativeAvatarsEnabled: boolean;
+                        collaborativeSelectionEnabled: boolean;
+                        enabledClippingPlanes: unknown[];
+                        clippingPlanesEnabled: boolean;
+                        enabledQuotations: unknown[];
+                        quotationsEnabled: boolean;
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readPermissions: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writePermissions: string[];
+                        /** @description revision, incremented on every update */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConfigurationUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "configuration_updated",
+                 *       "data": {
+                 *         "old": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "name": "Sample configuration",
+                 *           "author": "alice@example.com",
+                 *           "lastModificationAuthor": null,
+                 *           "lockedBy": null,
+                 *           "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                 *           "date": 1768469400000,
+                 *           "disableCamera": false,
+                 *           "cameraPosition": [],
+                 *           "cameraType": null,
+                 *           "environmentFile": null,
+                 *           "environmentBrightness": 1,
+                 *           "environmentOrientation": 0,
+                 *           "layersEnabled": false,
+                 *           "enabledLayers": [],
+                 *           "behaviorsEnabled": false,
+                 *           "enabledBehaviors": [],
+                 *           "enabledEffects": [],
+                 *           "transparencyEffectParameters": {
+                 *             "alphaCoefficient": 0.5,
+                 *             "_id": "665f1c2e8a4b3c0012a1b201"
+                 *           },
+                 *           "explodedViewDistance": null,
+                 *           "explodedViewEnabled": false,
+                 *           "environmentEnabled": false,
+                 *           "skyboxEnabled": false,
+                 *           "iblEnabled": false,
+                 *           "upVector": "Y+",
+                 *           "zNear": 0.1,
+                 *           "cameraFoVIndex": 0,
+                 *           "activeOnStart": false,
+                 *           "modifiersEnabled": false,
+                 *           "modifiers": [],
+                 *           "sceneEnabled": true,
+                 *           "rememberSelection": false,
+                 *           "sceneTree": 0,
+                 *           "selectedNodes": [],
+                 *           "autosaveCameraPosition": false,
+                 *           "collaborationEnabled": false,
+                 *           "collaborativeAvatarsEnabled": false,
+                 *           "collaborativeSelectionEnabled": false,
+                 *           "enabledClippingPlanes": [],
+                 *           "clippingPlanesEnabled": false,
+                 *           "enabledQuotations": [],
+                 *           "quotationsEnabled": false,
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "__v": 0
+                 *         },
+                 *         "new": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b200",
+                 *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "name": "Sample configuration (renamed)",
+                 *           "author": "alice@example.com",
+                 *           "lastModificationAuthor": "alice@example.com",
+                 *           "lockedBy": null,
+                 *           "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                 *           "date": 1768469400000,
+                 *           "disableCamera": false,
+                 *           "cameraPosition": [],
+                 *           "cameraType": null,
+                 *           "environmentFile": null,
+                 *           "environmentBrightness": 1,
+                 *           "environmentOrientation": 0,
+                 *           "layersEnabled": false,
+                 *           "enabledLayers": [],
+                 *           "behaviorsEnabled": false,
+                 *           "enabledBehaviors": [],
+                 *           "enabledEffects": [],
+                 *           "transparencyEffectParameters": {
+                 *             "alphaCoefficient": 0.5,
+                 *             "_id": "665f1c2e8a4b3c0012a1b201"
+                 *           },
+                 *           "explodedViewDistance": null,
+                 *           "explodedViewEnabled": false,
+                 *           "environmentEnabled": false,
+                 *           "skyboxEnabled": false,
+                 *           "iblEnabled": false,
+                 *           "upVector": "Y+",
+                 *           "zNear": 0.1,
+                 *           "cameraFoVIndex": 0,
+                 *           "activeOnStart": false,
+                 *           "modifiersEnabled": false,
+                 *           "modifiers": [],
+                 *           "sceneEnabled": true,
+                 *           "rememberSelection": false,
+                 *           "sceneTree": 0,
+                 *           "selectedNodes": [],
+                 *           "autosaveCameraPosition": false,
+                 *           "collaborationEnabled": false,
+                 *           "collaborativeAvatarsEnabled": false,
+                 *           "collaborativeSelectionEnabled": false,
+                 *           "enabledClippingPlanes": [],
+                 *           "clippingPlanesEnabled": false,
+                 *           "enabledQuotations": [],
+                 *           "quotationsEnabled": false,
+                 *           "readPermissions": [],
+                 *           "writePermissions": [],
+                 *           "__v": 1,
+                 *           "lastModificationDate": 1768469400000
+                 *         }
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "configuration_updated";
+                    data: {
+                        /** ConfigurationInEvent */
+                        old: {
+                            _id: string;
+                            file: string;
+                            name: string;
+                            /** @description account e-mail */
+                            author: string;
+                            /** @description null until the first update */
+                            lastModificationAuthor: string | null;
+                            lockedBy: null | string;
+                            /** Format: date-time */
+                            lastActivationDate: string;
+                            /** @description millisecond Unix timestamp */
+                            date: number;
+                            /** @description ms; absent until the first update */
+                            lastModificationDate?: number;
+                            disableCamera: boolean;
+                            cameraPosition: number[];
+                            cameraType: null | string | number;
+                            environmentFile: null | string;
+                            environmentBrightness: number;
+                            environmentOrientation: number;
+                            layersEnabled: boolean;
+                            enabledLayers: unknown[];
+                            behaviorsEnabled: boolean;
+                            enabledBehaviors: string[];
+                            enabledEffects: unknown[];
+                            transparencyEffectParameters: {
+                                alphaCoefficient: number;
+                                _id: string;
+                            };
+                            explodedViewDistance: number | null;
+                            explodedViewEnabled: boolean;
+                            environmentEnabled: boolean;
+                            skyboxEnabled: boolean;
+                            iblEnabled: boolean;
+                            /** @description X+, X-, Y+, Y-, Z+ or Z- */
+                            upVector: string;
+                            zNear: number;
+                            cameraFoVIndex: number;
+                            activeOnStart: boolean;
+                            modifiersEnabled: boolean;
+                            modifiers: unknown[];
+                            sceneEnabled: boolean;
+                            rememberSelection: boolean;
+                            sceneTree: number;
+                            selectedNodes: string[];
+                            autosaveCameraPosition: boolean;
+                            collaborationEnabled: boolean;
+                            collaborativeAvatarsEnabled: boolean;
+                            collaborativeSelectionEnabled: boolean;
+                            enabledClippingPlanes: unknown[];
+                            clippingPlanesEnabled: boolean;
+                            enabledQuotations: unknown[];
+                            quotationsEnabled: boolean;
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readPermissions: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writePermissions: string[];
+                            /** @description revision, incremented on every update */
+                            __v: number;
+                        };
+                        /** ConfigurationInEvent */
+                        new: {
+                            _id: string;
+                            file: string;
+                            name: string;
+                            /** @description account e-mail */
+                            author: string;
+                            /** @description null until the first update */
+                            lastModificationAuthor: string | null;
+                            lockedBy: null | string;
+                            /** Format: date-time */
+                            lastActivationDate: string;
+                            /** @description millisecond Unix timestamp */
+                            date: number;
+                            /** @description ms; absent until the first update */
+                            lastModificationDate?: number;
+                            disableCamera: boolean;
+                            cameraPosition: number[];
+                            cameraType: null | string | number;
+                            environmentFile: null | string;
+                            environmentBrightness: number;
+                            environmentOrientation: number;
+                            layersEnabled: boolean;
+                            enabledLayers: unknown[];
+                            behaviorsEnabled: boolean;
+                            enabledBehaviors: string[];
+                            enabledEffects: unknown[];
+                            transparencyEffectParameters: {
+                                alphaCoefficient: number;
+                                _id: string;
+                            };
+                            explodedViewDistance: number | null;
+                            explodedViewEnabled: boolean;
+                            environmentEnabled: boolean;
+                            skyboxEnabled: boolean;
+                            iblEnabled: boolean;
+                            /** @description X+, X-, Y+, Y-, Z+ or Z- */
+                            upVector: string;
+                            zNear: number;
+                            cameraFoVIndex: number;
+                            activeOnStart: boolean;
+                            modifiersEnabled: boolean;
+                            modifiers: unknown[];
+                            sceneEnabled: boolean;
+                            rememberSelection: boolean;
+                            sceneTree: number;
+                            selectedNodes: string[];
+                            autosaveCameraPosition: boolean;
+                            collaborationEnabled: boolean;
+                            collaborativeAvatarsEnabled: boolean;
+                            collaborativeSelectionEnabled: boolean;
+                            enabledClippingPlanes: unknown[];
+                            clippingPlanesEnabled: boolean;
+                            enabledQuotations: unknown[];
+                            quotationsEnabled: boolean;
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            readPermissions: string[];
+                            /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                            writePermissions: string[];
+                            /** @description revision, incremented on every update */
+                            __v: number;
+                        };
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConfigurationRemoved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "configuration_removed",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b200",
+                 *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "name": "Sample configuration",
+                 *         "author": "alice@example.com",
+                 *         "lastModificationAuthor": null,
+                 *         "lockedBy": null,
+                 *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                 *         "date": 1768469400000,
+                 *         "disableCamera": false,
+                 *         "cameraPosition": [],
+                 *         "cameraType": null,
+                 *         "environmentFile": null,
+                 *         "environmentBrightness": 1,
+                 *         "environmentOrientation": 0,
+                 *         "layersEnabled": false,
+                 *         "enabledLayers": [],
+                 *         "behaviorsEnabled": false,
+                 *         "enabledBehaviors": [],
+                 *         "enabledEffects": [],
+                 *         "transparencyEffectParameters": {
+                 *           "alphaCoefficient": 0.5,
+                 *           "_id": "665f1c2e8a4b3c0012a1b201"
+                 *         },
+                 *         "explodedViewDistance": null,
+                 *         "explodedViewEnabled": false,
+                 *         "environmentEnabled": false,
+                 *         "skyboxEnabled": false,
+                 *         "iblEnabled": false,
+                 *         "upVector": "Y+",
+                 *         "zNear": 0.1,
+                 *         "cameraFoVIndex": 0,
+                 *         "activeOnStart": false,
+                 *         "modifiersEnabled": false,
+                 *         "modifiers": [],
+                 *         "sceneEnabled": true,
+                 *         "rememberSelection": false,
+                 *         "sceneTree": 0,
+                 *         "selectedNodes": [],
+                 *         "autosaveCameraPosition": false,
+                 *         "collaborationEnabled": false,
+                 *         "collaborativeAvatarsEnabled": false,
+                 *         "collaborativeSelectionEnabled": false,
+                 *         "enabledClippingPlanes": [],
+                 *         "clippingPlanesEnabled": false,
+                 *         "enabledQuotations": [],
+                 *         "quotationsEnabled": false,
+                 *         "readPermissions": [],
+                 *         "writePermissions": [],
+                 *         "__v": 0,
+                 *         "renderMode": "phong"
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "configuration_removed";
+                    /** ConfigurationRemoved */
+                    data: {
+                        _id: string;
+                        file: string;
+                        name: string;
+                        /** @description account e-mail */
+                        author: string;
+                        /** @description null until the first update */
+                        lastModificationAuthor: string | null;
+                        lockedBy: null | string;
+                        /** Format: date-time */
+                        lastActivationDate: string;
+                        /** @description millisecond Unix timestamp */
+                        date: number;
+                        /** @description ms; absent until the first update */
+                        lastModificationDate?: number;
+                        disableCamera: boolean;
+                        cameraPosition: number[];
+                        cameraType: null | string | number;
+                        environmentFile: null | string;
+                        environmentBrightness: number;
+                        environmentOrientation: number;
+                        layersEnabled: boolean;
+                        enabledLayers: unknown[];
+                        behaviorsEnabled: boolean;
+                        enabledBehaviors: string[];
+                        enabledEffects: unknown[];
+                        transparencyEffectParameters: {
+                            alphaCoefficient: number;
+                            _id: string;
+                        };
+                        explodedViewDistance: number | null;
+                        explodedViewEnabled: boolean;
+                        environmentEnabled: boolean;
+                        skyboxEnabled: boolean;
+                        iblEnabled: boolean;
+                        /** @description X+, X-, Y+, Y-, Z+ or Z- */
+                        upVector: string;
+                        zNear: number;
+                        cameraFoVIndex: number;
+                        activeOnStart: boolean;
+                        modifiersEnabled: boolean;
+                        modifiers: unknown[];
+                        sceneEnabled: boolean;
+                        rememberSelection: boolean;
+                        sceneTree: number;
+                        selectedNodes: string[];
+                        autosaveCameraPosition: boolean;
+                        collaborationEnabled: boolean;
+                        collaborativeAvatarsEnabled: boolean;
+                        collaborativeSelectionEnabled: boolean;
+                        enabledClippingPlanes: unknown[];
+                        clippingPlanesEnabled: boolean;
+                        enabledQuotations: unknown[];
+                        quotationsEnabled: boolean;
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        readPermissions: string[];
+                        /** @description account e-mails, or "*" for everyone with access to the file; empty: no restriction */
+                        writePermissions: string[];
+                        /** @description e.g. "phong" */
+                        renderMode: string;
+                        /** @description revision, incremented on every update */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -15,6 +15,7 @@ function withoutIds(value: unknown): unknown {
 
 export interface OpenApiWebhook {
   post: {
+    operationId: string
     summary: string
     description: string
     requestBody: { required: true; content: { 'application/json': { schema: Record<string, unknown> } } }
@@ -22,11 +23,17 @@ export interface OpenApiWebhook {
   }
 }
 
+/** `file_uploaded` → `onFileUploaded`: what a generated receiver names its handler. */
+function webhookOperationId(event: string): string {
+  return `on${event.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())}`
+}
+
 export function openApiWebhooks(): Record<string, OpenApiWebhook> {
   const entries = EVENT_NAMES.map((event): [string, OpenApiWebhook] => [
     event,
     {
       post: {
+        operationId: webhookOperationId(event),
         summary: `The ${event} event`,
         description:
           'Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. ' +

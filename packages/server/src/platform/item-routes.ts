@@ -15,6 +15,8 @@ const Id = Type.String({ pattern: ID_PATTERN })
 type Auth = FastifyRequest['auth']
 
 interface RouteText {
+  /** The OpenAPI operationId: the name generated clients give the call. */
+  operationId: string
   summary: string
   /** Followed by the item's note on permissions. */
   description: string
@@ -109,7 +111,7 @@ export class ItemRoutes {
   }
 
   /** A DELETE of the record whose id comes as JSON body {"_id"} or as query ?_id=; answers it. */
-  delete(url: string, summary: string): void {
+  delete(url: string, operationId: string, summary: string): void {
     const description =
       'The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. ' +
       `Emits ${this.#spec.one}_removed.`
@@ -119,7 +121,7 @@ export class ItemRoutes {
       {
         preValidation: bodyOptional,
         schema: {
-          ...this.#text({ summary, description }),
+          ...this.#text({ operationId, summary, description }),
           body: idInput,
           querystring: idInput,
           response: { 200: this.#answer },
@@ -135,14 +137,14 @@ export class ItemRoutes {
   }
 
   /** A GET of the records of the file given as query ?file= (`detail`: what else to say of them). */
-  list(url: string, summary: string, detail?: string): void {
+  list(url: string, operationId: string, summary: string, detail?: string): void {
     const query = ListQuery
     const description = detail ? `Oldest first. ${PAGING_NOTE} ${detail}` : `Oldest first. ${PAGING_NOTE}`
     this.#app.get(
       url,
       {
         schema: {
-          ...this.#text({ summary, description }),
+          ...this.#text({ operationId, summary, description }),
           querystring: query,
           response: { 200: this.#list },
         },
@@ -161,8 +163,9 @@ export class ItemRoutes {
     )
   }
 
-  #text({ summary, description }: RouteText) {
-    return { tags: this.#spec.tags, summary, description: `${description} ${this.#spec.permissionsNote}` }
+  #text({ operationId, summary, description }: RouteText) {
+    const text = `${description} ${this.#spec.permissionsNote}`
+    return { tags: this.#spec.tags, operationId, summary, description: text }
   }
 
   #one(record: unknown) {

@@ -19,6 +19,7 @@ export function metricsRoute(app: FastifyInstance, registry: Registry): void {
       config: { auth: 'none' },
       schema: {
         tags: ['operations'],
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics',
         description:
           'Webhook deliveries by outcome, attempts by error code, delivery latency, due backlog and ' +

@@ -15,6 +15,7 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
       config: { auth: 'none' },
       schema: {
         tags: ['accounts'],
+        operationId: 'login',
         summary: 'Log in with username and password',
         description:
           'Returns the auth token inside `cookies`. Wrong credentials answer 401 INVALID_CREDENTIALS; ' +
@@ -51,7 +52,7 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
     {
       schema: {
         tags: ['accounts'],
-        operationId: 'currentAccount',
+        operationId: 'getCurrentAccount',
         summary: 'Who the presented tokens belong to',
         description:
           'The account of the auth token and session presented (headers or cookies): a browser signed ' +

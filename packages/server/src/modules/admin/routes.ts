@@ -35,7 +35,7 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
       ...admin,
       schema: {
         tags,
-        operationId: 'adminListAccounts',
+        operationId: 'listAccounts',
         summary: 'List accounts (admins only)',
         description: 'In creation order, `limit` per page (default and maximum 1,000).',
         querystring: AccountsQuery,
@@ -57,7 +57,7 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
       ...admin,
       schema: {
         tags,
-        operationId: 'adminCreateAccount',
+        operationId: 'createAccount',
         summary: 'Create an account (admins only)',
         description:
           'The rules of `tessera accounts create`: usernames 1-64 of a-z 0-9 . _ -, passwords at least ' +
@@ -75,7 +75,7 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
       ...admin,
       schema: {
         tags,
-        operationId: 'adminUpdateAccount',
+        operationId: 'updateAccount',
         summary: 'Disable or enable an account (admins only)',
         description:
           'Disabling ends the account’s session in the same transaction (its license is free at once) ' +
@@ -104,7 +104,7 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
       config: { auth: 'token' },
       schema: {
         tags,
-        operationId: 'adminLicenses',
+        operationId: 'getLicenses',
         summary: 'The license pool: licenses in use and who holds them (admins only)',
         response: { 200: Licenses },
       },

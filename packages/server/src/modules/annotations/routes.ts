@@ -25,6 +25,7 @@ export async function annotationRoutes(fastify: FastifyInstance, ctx: AppContext
   routes.post(
     '/annotation/create/',
     {
+      operationId: 'createAnnotation',
       summary: 'Create an annotation on a file',
       description:
         'Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", ' +
@@ -37,6 +38,7 @@ export async function annotationRoutes(fastify: FastifyInstance, ctx: AppContext
   routes.post(
     '/annotation/update/',
     {
+      operationId: 'updateAnnotation',
       summary: 'Change fields of an annotation',
       description:
         'Fields not given stay. A stale __v answers 409 CONFLICT. Sending only unchanged values changes ' +
@@ -46,9 +48,10 @@ export async function annotationRoutes(fastify: FastifyInstance, ctx: AppContext
     (auth, { _id, ...input }) => updateAnnotation(ctx, auth, _id, input),
   )
 
-  routes.delete('/annotation/delete/', 'Delete an annotation')
+  routes.delete('/annotation/delete/', 'deleteAnnotation', 'Delete an annotation')
   routes.list(
     '/annotation/',
+    'listAnnotations',
     'The annotations of a file the caller may see',
     'Aspects the caller may not read are blanked ("" or []).',
   )

@@ -24,6 +24,7 @@ export async function configurationRoutes(fastify: FastifyInstance, ctx: AppCont
   routes.post(
     '/file/configuration/',
     {
+      operationId: 'saveConfiguration',
       summary: 'Create (no _id) or update (with _id) a configuration',
       description:
         'Create: `file` is required; every field not given gets its default; emits configuration_created. ' +
@@ -36,6 +37,6 @@ export async function configurationRoutes(fastify: FastifyInstance, ctx: AppCont
   )
 
   // The spec's one URL for all three: POST saves, DELETE removes, GET lists.
-  routes.delete('/file/configuration/', 'Delete a configuration')
-  routes.list('/file/configuration/', 'The configurations of a file the caller may see')
+  routes.delete('/file/configuration/', 'deleteConfiguration', 'Delete a configuration')
+  routes.list('/file/configuration/', 'listConfigurations', 'The configurations of a file the caller may see')
 }

@@ -15,6 +15,7 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
     {
       schema: {
         tags,
+        operationId: 'downloadOptimizedFile',
         summary: 'The optimized GLB of the current revision',
         description:
           'Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or ' +
@@ -36,6 +37,7 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
     {
       schema: {
         tags,
+        operationId: 'getSceneTree',
         summary: "The file's scene tree",
         description:
           'Owner, editors and viewers, once the file is `ready` (409 NOT_READY before). Node IDs are ' +

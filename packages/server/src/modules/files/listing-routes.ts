@@ -89,7 +89,7 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
-        operationId: 'listPrivateDirectory',
+        operationId: 'listFiles',
         summary: "List the caller's root directory, or with `path` any directory and its sub-folders",
         description:
           "Without `path`: the specification's answer `{success, files}`. With `path` (e.g. `/a/b`): " +
@@ -117,8 +117,12 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     '/file/dir/private/*',
     {
       schema: {
+        // The specification's URL shape, kept for its clients. Hidden from OpenAPI: `{*}` is no path
+        // parameter a generator can fill (it sends `%7B*%7D` and gets an empty root listing);
+        // `listFiles` with `?path=` lists the same folder.
+        hide: true,
         tags,
-        operationId: 'listPrivateSubdirectory',
+        operationId: 'listFilesInFolder',
         summary: 'List a sub-directory of the caller',
         description: `Paged like the root listing: at most \`limit\` (default ${LISTING_PAGE_MAX}) files per page.`,
         params: DirectoryParams,

@@ -40,6 +40,7 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'getFile',
         summary: 'One file record',
         description: 'Owner, editors and viewers; 404 for anyone else.',
         params: FileParams,
@@ -58,6 +59,7 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'downloadFile',
         summary: 'The original bytes of the current revision',
         description:
           'Owner, editors and viewers. ETag is the sha256 of the content; If-None-Match answers 304. ' +
@@ -78,6 +80,7 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'deleteFile',
         summary: 'Delete a file, its shares and its blobs',
         description: 'Owner only (403 for editors and viewers, 404 for anyone else).',
         params: FileParams,

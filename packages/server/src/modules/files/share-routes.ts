@@ -14,6 +14,7 @@ export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'shareFile',
         summary: 'Share a file with an account (or change its role)',
         description:
           'Owner only. `role` viewer (read, download) or editor (also attributes, annotations, ' +
@@ -36,6 +37,7 @@ export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'unshareFile',
         summary: 'Stop sharing a file with an account',
         description: 'Owner only. 404 when the e-mail is unknown or the file is not shared with it.',
         params: ShareParams,

@@ -20,6 +20,7 @@ export function thumbnailRoute(fastify: FastifyInstance, ctx: AppContext): void 
     {
       schema: {
         tags: ['files'],
+        operationId: 'getFileThumbnail',
         summary: 'A PNG thumbnail of the current revision',
         description:
           'Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or ' +

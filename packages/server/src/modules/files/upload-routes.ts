@@ -53,6 +53,7 @@ export async function uploadRoute(
       {
         schema: {
           tags,
+          operationId: 'uploadFile',
           summary: 'Upload a file (or a new revision of the file at that path)',
           description:
             'multipart/form-data with the file in part `file` and an optional field `parent` (directory, ' +

@@ -13,6 +13,7 @@ export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
     {
       schema: {
         tags,
+        operationId: 'updateSceneAttributes',
         summary: "Merge attributes into nodes of a file's scene tree",
         description:
           'Each attribute given is set; a null value removes that attribute; attributes not named stay. ' +
@@ -39,6 +40,7 @@ export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
     {
       schema: {
         tags,
+        operationId: 'getSceneAttributes',
         summary: 'Scene attributes of a file, a page of nodes at a time',
         description:
           'Nodes in node ID order, at most `limit` (default and maximum TESSERA_SCENE_PAGE_MAX_NODES, ' +

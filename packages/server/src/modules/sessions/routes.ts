@@ -28,6 +28,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
       config: { auth: 'token' },
       schema: {
         tags,
+        operationId: 'createSession',
         summary: 'Create a session (locks a license token)',
         description:
           'Needs the auth token only. A previous session of the same account is invalidated at once and ' +
@@ -52,6 +53,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'refreshSession',
         summary: 'Keep the current session alive',
         description: `Call at least once per session TTL (default 1 h). Does not cancel a scheduled deletion.`,
         response: { 200: KeepAliveResult },
@@ -76,6 +78,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
     {
       schema: {
         tags,
+        operationId: 'deleteSession',
         summary: 'Delete the current session',
         description:
           'Takes effect after TESSERA_SESSION_DELETE_DELAY (default 5 min); then its license is free.',

@@ -44,6 +44,7 @@ function logRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         security,
+        operationId: 'listDeliveries',
         summary: "The webhook's delivery log, newest first",
         description:
           'Keyset pagination: pass the answer’s nextCursor as cursor for the next page (null on the ' +
@@ -71,6 +72,7 @@ function logRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         security,
+        operationId: 'getDelivery',
         summary: 'One delivery with its payload and every attempt',
         params: DeliveryParams,
         response: { 200: DeliveryDetailAnswer },
@@ -93,6 +95,7 @@ function operationRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         security,
+        operationId: 'retryDelivery',
         summary: 'Re-queue one delivery now',
         description:
           'Works in every state, failed and succeeded included; the delivery keeps its uuid. A failed ' +
@@ -115,6 +118,7 @@ function operationRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         security,
+        operationId: 'recoverDeliveries',
         summary: 'Re-queue failed and paused deliveries since a moment',
         description:
           'Deliveries of events created at or after since (ISO 8601 or Unix milliseconds) that failed ' +
@@ -143,6 +147,7 @@ function operationRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         security,
+        operationId: 'testWebhook',
         summary: 'Send a sample event of the webhook’s kind',
         description:
           'The sample is shaped like the real event and goes through the normal delivery machinery ' +

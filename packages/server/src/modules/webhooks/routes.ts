@@ -58,6 +58,7 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
       schema: {
         tags,
         security,
+        operationId: 'createWebhook',
         summary: 'Register a webhook for one event',
         description:
           'The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, ' +
@@ -82,7 +83,13 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
     '/webhook/',
     {
       config,
-      schema: { tags, security, summary: "List the caller's webhooks", response: { 200: WebhookList } },
+      schema: {
+        tags,
+        security,
+        operationId: 'listWebhooks',
+        summary: "List the caller's webhooks",
+        response: { 200: WebhookList },
+      },
     },
     async (request) => ({ success: true as const, data: await listWebhooks(ctx, owner(request)) }),
   )
@@ -94,6 +101,7 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
       schema: {
         tags,
         security,
+        operationId: 'getWebhook',
         summary: 'One webhook',
         params: WebhookParams,
         response: { 200: WebhookAnswer },
@@ -117,6 +125,7 @@ function changeRoutes(fastify: FastifyInstance, ctx: AppContext, limit: Limit): 
       schema: {
         tags,
         security,
+        operationId: 'updateWebhook',
         summary: 'Change the url, rotate the secret, or disable/enable a webhook',
         description:
           'A new secretToken takes effect at once; the previous one keeps signing too (a second ' +
@@ -137,7 +146,14 @@ function changeRoutes(fastify: FastifyInstance, ctx: AppContext, limit: Limit): 
     {
       config,
       preHandler: limit,
-      schema: { tags, security, summary: 'Delete a webhook', params: WebhookParams, response: { 200: Ok } },
+      schema: {
+        tags,
+        security,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook',
+        params: WebhookParams,
+        response: { 200: Ok },
+      },
     },
     async (request) => {
       await deleteWebhook(ctx, owner(request), request.params.id)
