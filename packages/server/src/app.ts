@@ -21,6 +21,7 @@ import { registerCors } from './platform/browser.ts'
 import type { Config } from './platform/config.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { httpServerOptions, installHttpLimits } from './platform/http-limits.ts'
+import { idempotencyStore, idempotentRoutes } from './platform/idempotent-routes.ts'
 import { requestId, requestLogger } from './platform/logger.ts'
 import { type BuildOptions, createContext, type ServerContext } from './server-context.ts'
 
@@ -53,6 +54,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installHttpLimits(app, config)
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
+  app.decorateRequest('idempotencyKey', null)
   installLifecycle(app, ctx, options)
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
   // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
@@ -121,6 +123,7 @@ function installOperations(app: FastifyInstance, ctx: ServerContext) {
 async function registerApi(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   await app.register(async (api) => {
     api.addHook('onRoute', authenticateRoutes(ctx))
+    api.addHook('onRoute', idempotentRoutes(idempotencyStore(ctx)))
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx, { uploadFormat: uploadFormatPolicy })

@@ -405,7 +405,7 @@ export interface paths {
         };
         /**
          * Create a session (locks a license token)
-         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session. 402 NO_LICENSE_AVAILABLE when the pool is empty.
+         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session. 402 NO_LICENSE_AVAILABLE when the pool is empty. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: {
             parameters: {
@@ -596,7 +596,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (or a new revision of the file at that path)
-         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded.
+         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: {
             parameters: {
@@ -959,7 +959,7 @@ export interface paths {
         put?: never;
         /**
          * Share a file with an account (or change its role)
-         * @description Owner only. `role` viewer (read, download) or editor (also attributes, annotations, configurations). Unknown e-mail: 404. The record lists the shares in `roles` as `[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: one more is 409 SHARE_LIMIT_REACHED (changing a role always passes).
+         * @description Owner only. `role` viewer (read, download) or editor (also attributes, annotations, configurations). Unknown e-mail: 404. The record lists the shares in `roles` as `[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: one more is 409 SHARE_LIMIT_REACHED (changing a role always passes). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: {
             parameters: {
@@ -1135,7 +1135,7 @@ export interface paths {
         };
         /**
          * Register a webhook for one event
-         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
+         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable (WEAK_SECRET); it is never returned. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         put: {
             parameters: {
@@ -1840,7 +1840,7 @@ export interface paths {
         put?: never;
         /**
          * Create an annotation on a file
-         * @description Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", camera 0, empty arrays). Emits annotation_created. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
+         * @description Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", camera 0, empty arrays). Emits annotation_created. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: {
             parameters: {
@@ -2245,7 +2245,7 @@ export interface paths {
         put?: never;
         /**
          * Create (no _id) or update (with _id) a configuration
-         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
+         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: {
             parameters: {
@@ -3813,7 +3813,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED";
         };
         /** CurrentAccount */
         CurrentAccount: {

@@ -641,3 +641,28 @@ VARIABLES.push(
     parse: size(1024, '1KiB'),
   },
 )
+
+// --- Idempotency-Key of create requests (platform/idempotency.ts, docs/api.md "Idempotent requests").
+export interface Config {
+  /** How long a key answers its first answer again. */
+  idempotencyTtlMs: number
+  /** Keys kept per account; past it the oldest answered ones go. */
+  idempotencyMaxKeys: number
+}
+
+VARIABLES.push(
+  {
+    name: 'TESSERA_IDEMPOTENCY_TTL',
+    key: 'idempotencyTtlMs',
+    default: '24h',
+    help: 'how long an Idempotency-Key replays its first answer (then it may be used again)',
+    parse: duration(1000),
+  },
+  {
+    name: 'TESSERA_IDEMPOTENCY_MAX_KEYS',
+    key: 'idempotencyMaxKeys',
+    default: '10000',
+    help: 'Idempotency-Keys kept per account; past it the oldest answered ones are forgotten',
+    parse: integer(1, 10_000_000),
+  },
+)

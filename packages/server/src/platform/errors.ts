@@ -56,6 +56,11 @@ export const ERRORS = {
   FILE_ITEMS_LIMIT_REACHED: { status: 409, title: 'Conflict' },
   FILE_ITEMS_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   SHARE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // Idempotency-Key (docs/api.md, "Idempotent requests"): a malformed key, the key of a request
+  // still running, the key of another request.
+  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Bad Request' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Conflict' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Unprocessable Content' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

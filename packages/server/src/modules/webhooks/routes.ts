@@ -52,7 +52,7 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
   app.put(
     '/webhook/',
     {
-      config,
+      config: { ...config, idempotent: 'body' },
       preHandler: limit,
       schema: {
         tags,
