@@ -7,7 +7,13 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
-import { pruneIdempotencyKeys } from '../src/platform/idempotency.ts'
+import {
+  completeIdempotencyKey,
+  pruneIdempotencyKeys,
+  RESERVATION_TAKEOVER_MS,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+} from '../src/platform/idempotency.ts'
 import { login, newAccount, problemOf, signedIn } from './support/api.ts'
 import { insertFileRow, type Team, team } from './support/file-rows.ts'
 import { postForm } from './support/files.ts'
@@ -284,6 +290,49 @@ for (const dialect of dialects()) {
       assert.equal(again.statusCode, 404)
       assert.equal(again.headers['idempotent-replayed'], 'true')
       assert.match(String(again.headers['content-type']), /^application\/problem\+json/)
+    })
+
+    test('the store: a stale reservation is taken over, a released key is free, the oldest are evicted', async () => {
+      const db = t.app.ctx.db.kysely
+      const limits = { ttlMs: 60_000_000, maxKeysPerAccount: 2 }
+      const accountId = `acct${Math.random().toString(36).slice(2)}`
+      const at = 1_000_000
+      const input = (key: string) => ({ accountId, key, requestHash: 'h' })
+      assert.equal((await reserveIdempotencyKey(db, limits, input('a'), at)).kind, 'reserved')
+      assert.equal((await reserveIdempotencyKey(db, limits, input('a'), at + 1000)).kind, 'in-use')
+      assert.equal(
+        (await reserveIdempotencyKey(db, limits, { ...input('a'), requestHash: 'other' }, at + 1000)).kind,
+        'reused',
+      )
+      // Its process died: after the bound, one request takes the key over (and only one).
+      const later = at + RESERVATION_TAKEOVER_MS + 1
+      assert.equal((await reserveIdempotencyKey(db, limits, input('a'), later)).kind, 'reserved')
+      assert.equal((await reserveIdempotencyKey(db, limits, input('a'), later)).kind, 'in-use')
+      // A 5xx releases the key: the retry runs.
+      await releaseIdempotencyKey(db, { accountId, key: 'a' })
+      assert.equal((await reserveIdempotencyKey(db, limits, input('a'), later)).kind, 'reserved')
+      await completeIdempotencyKey(db, { accountId, key: 'a', status: 200, body: '{"n":1}' })
+      assert.deepEqual(await reserveIdempotencyKey(db, limits, input('a'), later), {
+        kind: 'replay',
+        status: 200,
+        body: '{"n":1}',
+      })
+      // Past two answered keys, the oldest goes.
+      for (const [i, key] of ['b', 'c'].entries()) {
+        await reserveIdempotencyKey(db, limits, input(key), later + 1 + i)
+        await completeIdempotencyKey(db, { accountId, key, status: 200, body: '{}' })
+      }
+      await reserveIdempotencyKey(db, limits, input('d'), later + 10)
+      const kept = await db
+        .selectFrom('idempotency_keys')
+        .select('key')
+        .where('account_id', '=', accountId)
+        .orderBy('key')
+        .execute()
+      assert.deepEqual(
+        kept.map((row) => row.key),
+        ['b', 'c', 'd'],
+      )
     })
 
     test('keys expire after the TTL and are pruned in batches', async () => {

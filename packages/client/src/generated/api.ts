@@ -410,7 +410,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -601,7 +604,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -964,7 +970,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1140,7 +1149,10 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1845,7 +1857,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2250,7 +2265,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };

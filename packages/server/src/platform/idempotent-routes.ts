@@ -4,6 +4,7 @@
 // `claimIdempotencyKey` with its own fingerprint). The answer is stored as it is sent.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from './context.ts'
 import type { Executor } from './db/index.ts'
 import { AppError } from './errors.ts'
@@ -27,6 +28,12 @@ declare module 'fastify' {
 }
 
 export const REPLAYED_HEADER = 'idempotent-replayed'
+
+const KEY_HEADER = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md.' }),
+  ),
+})
 
 const IDEMPOTENCY_NOTE =
   'Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within ' +
@@ -117,6 +124,8 @@ export function idempotentRoutes(store: IdempotencyStore) {
     if (route.schema && !route.schema.hide) {
       const said = route.schema.description ?? ''
       route.schema.description = `${said}${said ? ' ' : ''}${IDEMPOTENCY_NOTE}`
+      // Declared for OpenAPI; checked by idempotencyKeyOf (its own 400 code), not by the schema.
+      route.schema.headers ??= KEY_HEADER
     }
     route.onSend = [storeAnswer, ...(route.onSend === undefined ? [] : [route.onSend].flat())]
     if (mode === 'body') {
