@@ -366,6 +366,45 @@ for (const dialect of dialects()) {
   })
 }
 
+for (const dialect of dialects()) {
+  test(`an upload's answer is stored in its commit transaction, before it is sent (${dialect.name})`, async () => {
+    const opened = await dialect.open()
+    const config = testConfig(opened.dataDir, { databaseUrl: opened.databaseUrl })
+    const app = await buildApp(config, {
+      db: opened.db,
+      keys: await testKeys(),
+      workers: false,
+      conversions: false,
+    })
+    // Root onSend hooks run before the route's own, which would store the answer after the commit.
+    const seenBeforeSend: Array<number | null> = []
+    app.addHook('onSend', async (request, _reply, payload) => {
+      const key = request.headers['idempotency-key']
+      if (typeof key === 'string') {
+        const row = await app.ctx.db.kysely
+          .selectFrom('idempotency_keys')
+          .select('status')
+          .where('key', '=', key)
+          .executeTakeFirst()
+        seenBeforeSend.push(row?.status === undefined || row.status === null ? null : Number(row.status))
+      }
+      return payload
+    })
+    try {
+      await app.ready()
+      const owner = await signedIn(app, 'owner')
+      const res = await postForm(app, { ...owner.headers, 'idempotency-key': randomUUID() }, [
+        { name: 'file', filename: 'tx.stl', data: Buffer.from('solid tx\n') },
+      ])
+      assert.equal(res.statusCode, 200, res.body)
+      assert.deepEqual(seenBeforeSend, [200])
+    } finally {
+      await app.close()
+      await opened.drop()
+    }
+  })
+}
+
 const postgres = dialects().find((d) => d.name === 'postgres')
 describe('Idempotency-Key across two app instances on one PostgreSQL schema', { skip: !postgres }, () => {
   test('concurrent requests with one key on two instances make one annotation', async () => {

@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The key this request reserved, until its answer is stored. */
     idempotencyKey: { accountId: string; key: string } | null
+    /** Its answer was stored in the change's transaction (completeInTransaction). */
+    idempotencyKeyCommitted: boolean
   }
 }
 
@@ -106,6 +108,23 @@ export async function claimIdempotencyKey(
 }
 
 /**
+ * Stores the answer of the request's reserved key inside the transaction of its change, so that
+ * both commit together; the answer sent later is then not stored again. A rollback leaves the
+ * reservation, which the failed request's answer (5xx) then releases.
+ */
+export async function completeInTransaction(
+  tx: Executor,
+  request: FastifyRequest,
+  status: number,
+  body: string,
+): Promise<void> {
+  const reserved = request.idempotencyKey
+  if (!reserved) return
+  await completeIdempotencyKey(tx, { ...reserved, status, body })
+  request.idempotencyKeyCommitted = true
+}
+
+/**
  * onRoute hook of the API scope: routes marked `idempotent` get the hook that stores their answer,
  * and those marked `'body'` the one that takes the key before their own preHandlers (so a repeat
  * neither counts against a rate limit nor reaches the route).
@@ -145,6 +164,8 @@ function answerStorer(store: IdempotencyStore): onSendHookHandler {
     if (!reserved) return payload
     request.idempotencyKey = null
     const status = reply.statusCode
+    // Stored with the change, and the change committed (else this would be a 5xx).
+    if (request.idempotencyKeyCommitted && status < 500) return payload
     try {
       if (status >= 500 || status === 429 || typeof payload !== 'string') {
         await releaseIdempotencyKey(store.db, reserved)

@@ -8,6 +8,7 @@ import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http.ts'
 import {
   claimIdempotencyKey,
+  completeInTransaction,
   idempotencyStore,
   requestFingerprint,
 } from '../../platform/idempotent-routes.ts'
@@ -107,10 +108,12 @@ export async function uploadRoute(
           await discardBlob(ctx, blob.key)
           return reply
         }
-        return {
-          success: true as const,
-          file: await commitUpload(ctx, request.auth.accountId, upload),
-        }
+        // The answer is stored with the key in the upload's own transaction: a crash after the
+        // commit cannot leave a file whose key would run the upload again.
+        const file = await commitUpload(ctx, request.auth.accountId, upload, (tx, view) =>
+          completeInTransaction(tx, request, 200, String(reply.serialize({ success: true, file: view }))),
+        )
+        return { success: true as const, file }
       },
     )
   })
