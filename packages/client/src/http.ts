@@ -3,6 +3,8 @@
 import createClient, { type Client } from 'openapi-fetch'
 import { type ClientCode, problemError, TesseraError } from './errors.ts'
 import type { paths } from './generated/api.ts'
+import { type RetryOptions, type RetryPolicy, retryPolicy } from './retry.ts'
+import { retryingFetch } from './retrying-fetch.ts'
 
 export type ApiClient = Client<paths>
 
@@ -12,7 +14,7 @@ export interface Tokens {
   session: string
 }
 
-export interface HttpOptions {
+export interface HttpOptions extends RetryOptions {
   url: string
   /**
    * Browsers: sign in by cookie (`POST /account/login/` with `cookie: true`). The tokens then live in
@@ -27,10 +29,20 @@ export interface HttpOptions {
   headers?: Record<string, string>
 }
 
+/** The retry policy each client was made with (uploads retry on their own, see upload.ts). */
+const policies = new WeakMap<ApiClient, RetryPolicy>()
+
+export function retryPolicyOf(api: ApiClient): RetryPolicy {
+  return policies.get(api) ?? retryPolicy({})
+}
+
 export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
+  const policy = retryPolicy(options)
+  const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const api = createClient<paths>({
     baseUrl: options.url.replace(/\/+$/, ''),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Create calls get an Idempotency-Key; calls safe to repeat are retried (retry.ts).
+    fetch: retryingFetch(inner, policy),
     // Header mode: tokens travel as headers only. `omit` also makes browsers ignore the
     // X-Service-Session cookie the session call sets: a cookie sent back next to the headers is 400
     // AMBIGUOUS_CREDENTIALS. Cookie mode: the cookies are the credentials (also to a listed CORS origin).
@@ -55,6 +67,7 @@ export function createApi(options: HttpOptions, tokens: Tokens): ApiClient {
       return request
     },
   })
+  policies.set(api, policy)
   return api
 }
 

@@ -4,8 +4,17 @@
 // a Blob composed of parts, which the browser reads from disk as it sends. Both go through the
 // openapi-fetch client, so the answer is the generated type.
 
-import { type ApiClient, unwrap } from './http.ts'
+import { TesseraError } from './errors.ts'
+import { type ApiClient, retryPolicyOf, unwrap } from './http.ts'
 import { multipartBlob, multipartParts, multipartStream, type ProgressCallback } from './multipart.ts'
+import {
+  IDEMPOTENCY_HEADER,
+  newIdempotencyKey,
+  pause,
+  retryableFailure,
+  retryableStatus,
+  retryDelay,
+} from './retry.ts'
 import type { FileView } from './types.ts'
 
 export type UploadSource = Blob | ReadableStream<Uint8Array>
@@ -43,6 +52,12 @@ interface Xhr {
 }
 const XHR = (globalThis as { XMLHttpRequest?: new () => Xhr }).XMLHttpRequest
 
+/**
+ * Uploads with an Idempotency-Key kept across retries: a Blob (or File, or a path's file) can be
+ * read again, so a failure on the way or a 429/503 is retried with a fresh body; a stream is read
+ * once, so it gets no retry. The server fingerprints the fields and the file's bytes, not the
+ * multipart framing, so every attempt's new boundary is the same request to it.
+ */
 export async function uploadFile(
   api: ApiClient,
   source: UploadSource,
@@ -50,6 +65,31 @@ export async function uploadFile(
 ): Promise<FileView> {
   const name = options.name ?? (isFile(source) ? source.name : undefined)
   if (!name) throw new TypeError('upload: give options.name (the file name) for a stream or a Blob')
+  const key = newIdempotencyKey()
+  const policy = retryPolicyOf(api)
+  const retries = source instanceof Blob ? policy.retries : 0
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await uploadOnce(api, source, { ...options, name, key })
+    } catch (error) {
+      if (attempt >= retries || !retryableUpload(error)) throw error
+      const retryAfter = error.retryAfter === undefined ? null : String(error.retryAfter)
+      await pause(retryDelay(policy, attempt, retryAfter), options.signal)
+    }
+  }
+}
+
+function retryableUpload(error: unknown): error is TesseraError {
+  if (!(error instanceof TesseraError)) return false
+  return retryableStatus(error.status) || (error.code === 'NETWORK_ERROR' && retryableFailure(error.cause))
+}
+
+async function uploadOnce(
+  api: ApiClient,
+  source: UploadSource,
+  options: UploadOptions & { name: string; key: string },
+): Promise<FileView> {
+  const { name, key } = options
   const parts = multipartParts(name, options.parent)
   const total = source instanceof Blob ? source.size : options.size
   const useXhr = !isNode && source instanceof Blob && XHR !== undefined
@@ -57,7 +97,7 @@ export async function uploadFile(
   const call = api.POST('/file/upload/', {
     body: { file: name, ...(options.parent === undefined ? {} : { parent: options.parent }) },
     bodySerializer: () => body,
-    headers: { 'content-type': `multipart/form-data; boundary=${parts.boundary}` },
+    headers: { 'content-type': `multipart/form-data; boundary=${parts.boundary}`, [IDEMPOTENCY_HEADER]: key },
     ...(options.signal ? { signal: options.signal } : {}),
     // Node's fetch needs `duplex` for a stream body; it is part of RequestInit there.
     ...(useXhr ? {} : ({ duplex: 'half' } as Record<string, string>)),

@@ -22,6 +22,7 @@ import { registerCors } from './platform/browser.ts'
 import type { Config } from './platform/config.ts'
 import { frameworkErrors, installHttpKernel } from './platform/http.ts'
 import { httpServerOptions, installHttpLimits } from './platform/http-limits.ts'
+import { idempotencyStore, idempotentRoutes } from './platform/idempotent-routes.ts'
 import { requestId, requestLogger } from './platform/logger.ts'
 import { type BuildOptions, createContext, type ServerContext } from './server-context.ts'
 
@@ -54,6 +55,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installHttpLimits(app, config)
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
+  app.decorateRequest('idempotencyKey', null)
+  app.decorateRequest('idempotencyKeyCommitted', false)
   installLifecycle(app, ctx, options)
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
   // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
@@ -123,6 +126,7 @@ function installOperations(app: FastifyInstance, ctx: ServerContext) {
 async function registerApi(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   await app.register(async (api) => {
     api.addHook('onRoute', authenticateRoutes(ctx))
+    api.addHook('onRoute', idempotentRoutes(idempotencyStore(ctx)))
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx, { uploadFormat: uploadFormatPolicy })

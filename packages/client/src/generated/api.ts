@@ -148,7 +148,7 @@ export interface paths {
         put: operations["refreshSession"];
         /**
          * Create a session (locks a license token)
-         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session (`superseded: true` says one was). 402 NO_LICENSE_AVAILABLE when the pool is empty.
+         * @description Needs the auth token only. A previous session of the same account is invalidated at once and its license moves to the new session (`superseded: true` says one was). 402 NO_LICENSE_AVAILABLE when the pool is empty. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["createSession"];
         /**
@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (or a new revision of the file at that path)
-         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded.
+         * @description multipart/form-data with the file in part `file` and an optional field `parent` (directory, default `/`). The body is streamed to storage. Larger than TESSERA_UPLOAD_MAX_BYTES: 413 PAYLOAD_TOO_LARGE and nothing is kept. File names must not contain `/`, `\`, control or bidirectional-override characters, must not be `.` or `..` and have at most 255 UTF-8 bytes (400 VALIDATION_FAILED). A file that cannot be converted — by its extension, its first bytes (magic numbers), or for a .zip the names in its directory — is refused with 415 UNSUPPORTED_FORMAT (the detail lists the supported formats) and nothing is kept: no file, no blob, no event; a revision keeps the current one. Uploading to a path the caller already has makes a new revision of that file: same `_id`, new `revisionDate`, `__v` + 1, converted again; the replaced revision stays in the file’s history (GET /file/{id}/revisions). Emits file_uploaded. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Share a file with an account (or change its role)
-         * @description Owner only. `role` viewer (read, download) or editor (also attributes, annotations, configurations). Unknown e-mail: 404. The record lists the shares in `roles` as `[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: one more is 409 SHARE_LIMIT_REACHED (changing a role always passes).
+         * @description Owner only. `role` viewer (read, download) or editor (also attributes, annotations, configurations). Unknown e-mail: 404. The record lists the shares in `roles` as `[{email, role}]`. A file is shared with at most TESSERA_FILE_MAX_SHARES (1000) accounts: one more is 409 SHARE_LIMIT_REACHED (changing a role always passes). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["shareFile"];
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
         get: operations["listWebhooks"];
         /**
          * Register a webhook for one event
-         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in `secretToken`, this once. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS.
+         * @description The url must be an absolute http(s) URL of a public host (WEBHOOK_URL_INVALID, WEBHOOK_URL_FORBIDDEN, WEBHOOK_URL_UNRESOLVABLE). secretToken: at least 16 characters, not trivially guessable, no invisible characters (WEAK_SECRET); it is never returned. Without secretToken the server generates one (whsec_ + base64 of 32 random bytes) and answers it in `secretToken`, this once. Same event and url twice: 409 CONFLICT. At most 100 webhooks per account: 409 WEBHOOK_LIMIT_REACHED. Create, patch and delete share TESSERA_WEBHOOK_MANAGE_RATE (30) calls per account per minute: 429 TOO_MANY_REQUESTS. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         put: operations["createWebhook"];
         post?: never;
@@ -560,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Create an annotation on a file
-         * @description Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", camera 0, empty arrays). Emits annotation_created. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes).
+         * @description Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", camera 0, empty arrays). Emits annotation_created. Access lists hold account e-mails or "*" (empty: no restriction). The author and the file owner always have every right; others need readPermissions to see the annotation (else 404), writePermissions to change or delete it, and the matching permissions array per aspect (writeTitle: name, writeDescription: content, writeTargets: targets, delete). Viewers of the file only read (403 on writes). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["createAnnotation"];
         delete?: never;
@@ -644,7 +644,7 @@ export interface paths {
         put?: never;
         /**
          * Create (no _id) or update (with _id) a configuration
-         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
+         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["saveConfiguration"];
         /**
@@ -994,7 +994,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED";
         };
         /** CurrentAccount */
         CurrentAccount: {
@@ -1663,7 +1663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1772,7 +1772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1849,7 +1849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1951,7 +1951,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2000,7 +2000,10 @@ export interface operations {
     createSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2031,7 +2034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2122,7 +2125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2199,7 +2202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2341,7 +2344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2456,7 +2459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2494,7 +2497,10 @@ export interface operations {
     uploadFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2572,7 +2578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2616,7 +2622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2733,7 +2739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2809,7 +2815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2914,7 +2920,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3014,7 +3020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3110,7 +3116,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3202,7 +3208,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3235,7 +3241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3262,7 +3268,10 @@ export interface operations {
     shareFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3344,7 +3353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3388,7 +3397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3506,7 +3515,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3608,7 +3617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3646,7 +3655,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3706,7 +3718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3739,7 +3751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3847,7 +3859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3923,7 +3935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4061,7 +4073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4217,7 +4229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4331,7 +4343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4425,7 +4437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4469,7 +4481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4541,7 +4553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4667,7 +4679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4711,7 +4723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4801,7 +4813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4909,7 +4921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4991,7 +5003,10 @@ export interface operations {
     createAnnotation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5147,7 +5162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5191,7 +5206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5399,7 +5414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5443,7 +5458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5562,7 +5577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5712,7 +5727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5850,7 +5865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5899,7 +5914,10 @@ export interface operations {
     saveConfiguration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6108,7 +6126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6152,7 +6170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6292,7 +6310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6419,7 +6437,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6452,7 +6470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6532,7 +6550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6565,7 +6583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6636,7 +6654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6738,7 +6756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6771,7 +6789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6868,7 +6886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6998,7 +7016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7072,7 +7090,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE` */
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
             400: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */

@@ -73,8 +73,18 @@ const ALLOWED_HEADERS = [
   'If-None-Match',
   'If-Range',
   'Range',
+  'Idempotency-Key',
 ]
-const EXPOSED_HEADERS = ['X-Request-Id', 'ETag', 'Content-Range', 'Content-Disposition', 'Retry-After']
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'ETag',
+  'Content-Range',
+  'Content-Disposition',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotent-Replayed',
+]
 
 /**
  * CORS for the listed origins only, credentials allowed (the console may live on another origin);

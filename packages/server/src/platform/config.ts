@@ -667,6 +667,11 @@ export interface Config {
   accountQuotaBytes: number
   /** Bytes of scene attributes over all files one account owns; 0 = no quota. */
   accountMaxAttributeBytes: number
+  // Idempotency-Key of create requests (platform/idempotency.ts, docs/api.md "Idempotent requests").
+  /** How long a key answers its first answer again. */
+  idempotencyTtlMs: number
+  /** Keys kept per account; past it the oldest answered ones go. */
+  idempotencyMaxKeys: number
 }
 
 VARIABLES.push(
@@ -711,5 +716,19 @@ VARIABLES.push(
     default: '0',
     help: 'bytes of scene attributes over all files of one account; 0 = none (more: 413 QUOTA_EXCEEDED)',
     parse: (raw) => (raw.trim() === '0' ? 0 : parseSize(raw)),
+  },
+  {
+    name: 'TESSERA_IDEMPOTENCY_TTL',
+    key: 'idempotencyTtlMs',
+    default: '24h',
+    help: 'how long an Idempotency-Key replays its first answer (then it may be used again)',
+    parse: duration(1000),
+  },
+  {
+    name: 'TESSERA_IDEMPOTENCY_MAX_KEYS',
+    key: 'idempotencyMaxKeys',
+    default: '10000',
+    help: 'Idempotency-Keys kept per account; past it the oldest answered ones are forgotten',
+    parse: integer(1, 10_000_000),
   },
 )

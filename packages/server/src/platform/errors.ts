@@ -61,6 +61,11 @@ export const ERRORS = {
   // Per-account storage (TESSERA_ACCOUNT_QUOTA_BYTES, TESSERA_ACCOUNT_MAX_ATTRIBUTE_BYTES): the
   // detail names the quota, its variable, the usage and the size asked.
   QUOTA_EXCEEDED: { status: 413, title: 'Payload Too Large' },
+  // Idempotency-Key (docs/api.md, "Idempotent requests"): a malformed key, the key of a request
+  // still running, the key of another request.
+  INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Bad Request' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Conflict' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Unprocessable Content' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

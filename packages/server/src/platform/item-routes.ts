@@ -99,12 +99,15 @@ export class ItemRoutes {
   /** A POST whose body (validated by `body`) makes or changes a record; answers it. */
   post<Body extends TSchema>(
     url: string,
-    text: RouteText & { body: Body },
+    text: RouteText & { body: Body; idempotent?: boolean },
     handle: (auth: Auth, body: Static<Body>) => Promise<unknown>,
   ): void {
     this.#app.post(
       url,
-      { schema: { ...this.#text(text), body: text.body, response: { 200: this.#answer } } },
+      {
+        config: text.idempotent ? { idempotent: 'body' } : {},
+        schema: { ...this.#text(text), body: text.body, response: { 200: this.#answer } },
+      },
       // The body schema has validated it.
       async (request) => this.#one(await handle(request.auth, request.body as Static<Body>)),
     )

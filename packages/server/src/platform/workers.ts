@@ -3,11 +3,14 @@
 // on this host and its process is gone, or when its heartbeat stopped; its leases are then taken
 // back at once instead of after the lease (~10 minutes for a conversion). Dead workers' temp files
 // are recognised the same way, by the process ID in their names (docs/operations.md, crashes).
+
 import { hostname } from 'node:os'
 import type { Executor } from './db/index.ts'
+import { pruneIdempotencyKeys } from './idempotency.ts'
 
 /** How often a live worker writes its heartbeat. */
 export const HEARTBEAT_MS = 2_000
+const PRUNE_EVERY_TICKS = 30
 /** A heartbeat this old means the worker is gone (several missed beats: a busy loop is not death). */
 export const DEAD_AFTER_MS = 15_000
 
@@ -64,8 +67,13 @@ export async function forgetWorker(db: Executor, id: string): Promise<void> {
  */
 export function keepAlive(db: Executor, id: string, onError: (err: unknown) => void): () => Promise<void> {
   let stopped = false
+  let ticks = 0
   const tick = (): void => {
-    if (!stopped) beat(db, id).catch(onError)
+    if (stopped) return
+    beat(db, id).catch(onError)
+    // The heartbeat is the periodic loop every worker process has: it also removes expired
+    // Idempotency-Keys, one bounded batch about once a minute (and one at start).
+    if (ticks++ % PRUNE_EVERY_TICKS === 0) pruneIdempotencyKeys(db).catch(onError)
   }
   tick()
   const timer = setInterval(tick, HEARTBEAT_MS)

@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { rateLimitRefusal } from '../../platform/rate-limit-headers.ts'
 import * as repo from './repository.ts'
 
 export interface Account {
@@ -185,10 +186,16 @@ export async function reserveLoginAttempt(ctx: AppContext, username: string, ip:
       // Rolling back returns the reservations already taken under the other keys.
       const row = await repo.findLoginFailures(tx, key)
       const windowEnd = Number(row?.window_start ?? now) + loginWindowMs
-      const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000))
-      throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later.', {
-        'retry-after': String(retryAfter),
-      })
+      throw new AppError(
+        'TOO_MANY_REQUESTS',
+        'Too many failed logins; try again later.',
+        rateLimitRefusal({
+          policy: `login-${key.split(':')[0]}`,
+          quota: loginMaxFailures * limit,
+          windowSeconds: loginWindowMs / 1000,
+          resetSeconds: (windowEnd - now) / 1000,
+        }),
+      )
     }
   })
 }

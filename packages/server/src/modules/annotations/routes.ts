@@ -31,6 +31,7 @@ export async function annotationRoutes(fastify: FastifyInstance, ctx: AppContext
         'Needs the owner or editor role. Every field not given gets its default (type 0, color "#ffffff", ' +
         'camera 0, empty arrays). Emits annotation_created.',
       body: CreateAnnotationBody,
+      idempotent: true,
     },
     (auth, { file, ...input }) => createAnnotation(ctx, auth, file, input),
   )

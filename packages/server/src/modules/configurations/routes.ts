@@ -32,6 +32,7 @@ export async function configurationRoutes(fastify: FastifyInstance, ctx: AppCont
         'lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no ' +
         'event); emits configuration_updated {old, new}.',
       body: SaveConfigurationBody,
+      idempotent: true,
     },
     (auth, body) => saveConfiguration(ctx, auth, body),
   )

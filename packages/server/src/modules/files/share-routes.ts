@@ -12,6 +12,7 @@ export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   app.post(
     '/file/:id/share',
     {
+      config: { idempotent: 'body' },
       schema: {
         tags,
         operationId: 'shareFile',

@@ -6,6 +6,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http.ts'
+import {
+  claimIdempotencyKey,
+  completeInTransaction,
+  idempotencyStore,
+  requestFingerprint,
+} from '../../platform/idempotent-routes.ts'
 import { normalizeDirectory, sanitizeFileName } from './names.ts'
 import { FileAnswer, UploadBody } from './schemas.ts'
 import { discardBlob } from './service.ts'
@@ -33,6 +39,7 @@ export async function uploadRoute(
   policy: UploadFormatPolicy,
 ): Promise<void> {
   const tags = ['files']
+  const idempotency = idempotencyStore(ctx)
   // Multipart parsing is registered for the upload route only: no other route accepts it.
   await fastify.register(async (scoped) => {
     await scoped.register(fastifyMultipart, {
@@ -51,6 +58,7 @@ export async function uploadRoute(
     scoped.withTypeProvider<TypeBoxTypeProvider>().post(
       '/file/upload/',
       {
+        config: { idempotent: 'handler' },
         schema: {
           tags,
           operationId: 'uploadFile',
@@ -86,10 +94,27 @@ export async function uploadRoute(
           throw error
         })
         reply.header('cache-control', 'no-store')
-        return {
-          success: true as const,
-          file: await commitUpload(ctx, request.auth.accountId, upload),
+        // The key is taken once the body has been read and measured: the fingerprint covers the
+        // file's bytes (their SHA-256, computed as they streamed) and the fields.
+        const { name, parent, blob } = upload
+        const content = JSON.stringify({ name, parent, size: blob.size, sha256: blob.sha256 })
+        const fingerprint = requestFingerprint('POST', request.url, content)
+        const goOn = await claimIdempotencyKey(idempotency, request, reply, fingerprint).catch(
+          async (error: unknown) => {
+            await discardBlob(ctx, blob.key)
+            throw error
+          },
+        )
+        if (!goOn) {
+          await discardBlob(ctx, blob.key)
+          return reply
         }
+        // The answer is stored with the key in the upload's own transaction: a crash after the
+        // commit cannot leave a file whose key would run the upload again.
+        const file = await commitUpload(ctx, request.auth.accountId, upload, (tx, view) =>
+          completeInTransaction(tx, request, 200, String(reply.serialize({ success: true, file: view }))),
+        )
+        return { success: true as const, file }
       },
     )
   })

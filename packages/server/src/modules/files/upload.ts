@@ -57,12 +57,14 @@ interface UploadTarget {
 
 /**
  * Records a staged upload: a new file, or the next revision of the caller's file at that path.
- * Also queues its conversion job and the `file_uploaded` event, all in one transaction.
+ * Also queues its conversion job and the `file_uploaded` event, all in one transaction, at whose
+ * end `inCommit` runs with the answer (the route stores its Idempotency-Key answer there).
  */
 export async function commitUpload(
   ctx: AppContext,
   accountId: string,
   upload: NewUpload,
+  inCommit?: (tx: Tx, file: FileViewShape) => Promise<void>,
 ): Promise<FileViewShape> {
   const key = fileKey(upload.parent, upload.name)
   let outcome: { record: FileRecordShape; pruned: PrunedRevision[] }
@@ -82,6 +84,7 @@ export async function commitUpload(
         now: target.now,
       })
       const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
+      await inCommit?.(tx, justQueued(record))
       return { record, pruned: stored.pruned }
     })
   } catch (error) {
@@ -89,8 +92,12 @@ export async function commitUpload(
     throw error
   }
   await removePrunedRevisions(ctx, outcome.pruned)
-  // Just queued: nothing converted yet.
-  return { ...outcome.record, progress: 0, thumbnailUrl: null }
+  return justQueued(outcome.record)
+}
+
+/** The answer's view of a file just queued: nothing converted yet. */
+function justQueued(record: FileRecordShape): FileViewShape {
+  return { ...record, progress: 0, thumbnailUrl: null }
 }
 
 /**

@@ -25,7 +25,7 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
   app.post(
     '/account/session',
     {
-      config: { auth: 'token' },
+      config: { auth: 'token', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'createSession',

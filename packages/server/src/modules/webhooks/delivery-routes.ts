@@ -143,6 +143,7 @@ function operationRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         ctx.config.webhookTestRate,
         'webhook test deliveries',
         'TESSERA_WEBHOOK_TEST_RATE',
+        'webhook-test',
       ).hook(),
       schema: {
         tags,

@@ -3,8 +3,9 @@
 // limits bound the CPU and the outbound traffic one account can cause. They are kept per process,
 // in memory: what they protect is each process's event loop, so a process needs no other
 // process's counts (N API processes allow N times the rate in total; a restart forgets them).
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../platform/errors.ts'
+import { type RateLimitState, rateLimitRefusal, sayRateLimit } from '../../platform/rate-limit-headers.ts'
 
 const WINDOW_MS = 60_000
 /** Accounts remembered before idle ones are dropped, so the map stays bounded. */
@@ -17,29 +18,40 @@ export class AccountRateLimit {
   readonly perMinute: number
   readonly what: string
   readonly variable: string
+  /** The policy's name in the RateLimit header fields. */
+  readonly policy: string
 
-  constructor(perMinute: number, what: string, variable: string) {
+  constructor(perMinute: number, what: string, variable: string, policy: string) {
     this.perMinute = perMinute
     this.what = what
     this.variable = variable
+    this.policy = policy
   }
 
-  /** Counts one call of `accountId`, or throws 429 TOO_MANY_REQUESTS with Retry-After. */
-  take(accountId: string, now = Date.now()): void {
+  /**
+   * Counts one call of `accountId` and answers what is left, or throws 429 TOO_MANY_REQUESTS with
+   * Retry-After and the RateLimit fields. A sliding log: `resetSeconds` is when its oldest call
+   * leaves the window, which gives one unit back.
+   */
+  take(accountId: string, now = Date.now()): RateLimitState {
     const recent = (this.#calls.get(accountId) ?? []).filter((at) => at > now - WINDOW_MS)
+    const bound = { policy: this.policy, quota: this.perMinute, windowSeconds: WINDOW_MS / 1000 }
     if (recent.length >= this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil(((recent[0] ?? now) + WINDOW_MS - now) / 1000))
+      const resetSeconds = ((recent[0] ?? now) + WINDOW_MS - now) / 1000
       this.#calls.set(accountId, recent)
+      const headers = rateLimitRefusal({ ...bound, resetSeconds })
       throw new AppError(
         'TOO_MANY_REQUESTS',
-        `At most ${this.perMinute} ${this.what} per account per minute (${this.variable}); retry in ${retryAfter} s.`,
-        { 'retry-after': String(retryAfter) },
+        `At most ${this.perMinute} ${this.what} per account per minute (${this.variable}); retry in ${headers['retry-after']} s.`,
+        headers,
       )
     }
     recent.push(now)
     this.#calls.delete(accountId)
     this.#calls.set(accountId, recent)
     if (this.#calls.size > MAX_TRACKED) this.#prune(now)
+    const resetSeconds = ((recent[0] ?? now) + WINDOW_MS - now) / 1000
+    return { ...bound, remaining: this.perMinute - recent.length, resetSeconds }
   }
 
   #prune(now: number): void {
@@ -53,8 +65,8 @@ export class AccountRateLimit {
     }
   }
 
-  /** A preHandler counting the authenticated caller's call. */
-  hook(): (request: FastifyRequest) => Promise<void> {
-    return async (request) => this.take(request.auth.accountId)
+  /** A preHandler counting the authenticated caller's call; says what is left in headers. */
+  hook(): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+    return async (request, reply) => sayRateLimit(reply, this.take(request.auth.accountId))
   }
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { deliveryRoutes } from './delivery-routes.ts'
 import { AccountRateLimit } from './rate-limit.ts'
@@ -38,13 +38,14 @@ export async function webhookRoutes(fastify: FastifyInstance, ctx: AppContext): 
     ctx.config.webhookManageRate,
     'webhook registrations, changes and deletions',
     'TESSERA_WEBHOOK_MANAGE_RATE',
+    'webhook-manage',
   ).hook()
   createAndReadRoutes(fastify, ctx, manage)
   changeRoutes(fastify, ctx, manage)
   await deliveryRoutes(fastify, ctx)
 }
 
-type Limit = (request: FastifyRequest) => Promise<void>
+type Limit = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 
 /** Registering a webhook, listing them, reading one. */
 function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: Limit): void {
@@ -53,7 +54,7 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
   app.put(
     '/webhook/',
     {
-      config,
+      config: { ...config, idempotent: 'body' },
       preHandler: limit,
       schema: {
         tags,

@@ -316,10 +316,24 @@ export interface ConfigurationsTable {
   version: number
 }
 
+/** Idempotency-Key of a create request (platform/idempotency.ts). */
+export interface IdempotencyKeysTable {
+  account_id: string
+  key: string
+  request_hash: string
+  /** Null while the first request with the key runs. */
+  status: number | null
+  body: string | null
+  created_at: number
+  locked_at: number
+  expires_at: number
+}
+
 export interface Database {
   accounts: AccountsTable
   sessions: SessionsTable
   login_failures: LoginFailuresTable
+  idempotency_keys: IdempotencyKeysTable
   files: FilesTable
   file_shares: FileSharesTable
   file_revisions: FileRevisionsTable

@@ -25,6 +25,7 @@ import { migration as workerRound } from './0019_worker_round.ts'
 import { migration as outboxPages } from './0020_outbox_pages.ts'
 import { migration as conversionRevisionsFairness } from './0021_conversion_revisions_fairness.ts'
 import { migration as eventRetention } from './0022_event_retention.ts'
+import { migration as idempotencyKeys } from './0023_idempotency_keys.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -59,4 +60,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0020_outbox_pages', migration: outboxPages },
   { name: '0021_conversion_revisions_fairness', migration: conversionRevisionsFairness },
   { name: '0022_event_retention', migration: eventRetention },
+  { name: '0023_idempotency_keys', migration: idempotencyKeys },
 ]
