@@ -2762,7 +2762,7 @@ export interface webhooks {
                             };
                             allowLivePublicMeetings: boolean;
                             /** @description queued, converting, ready or error */
-                            state: string;
+                            state: "queued" | "converting" | "ready" | "error";
                             /** @description why the conversion failed; "" otherwise */
                             error: string;
                             sceneTreeNames: string[];
@@ -2868,7 +2868,7 @@ export interface webhooks {
                             };
                             allowLivePublicMeetings: boolean;
                             /** @description queued, converting, ready or error */
-                            state: string;
+                            state: "queued" | "converting" | "ready" | "error";
                             /** @description why the conversion failed; "" otherwise */
                             error: string;
                             sceneTreeNames: string[];
@@ -2974,7 +2974,7 @@ export interface webhooks {
                             };
                             allowLivePublicMeetings: boolean;
                             /** @description queued, converting, ready or error */
-                            state: string;
+                            state: "queued" | "converting" | "ready" | "error";
                             /** @description why the conversion failed; "" otherwise */
                             error: string;
                             sceneTreeNames: string[];
@@ -3860,7 +3860,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
@@ -3911,7 +3911,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
@@ -3966,7 +3966,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
