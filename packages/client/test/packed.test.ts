@@ -98,8 +98,10 @@ test('a JavaScript project: connect, upload a model, wait until ready, list, ver
 })
 
 test('a strict TypeScript project: tsc without skipLibCheck (no Node types for the root entry), then run', async () => {
-  // The browser part with `types: []`, then the whole with Node's types for @tessera/client/node.
+  // The browser part with `types: []` (resolved as Node does, then as Vite and esbuild projects
+  // do), then the whole with Node's types for @tessera/client/node.
   await installed.run(process.execPath, [TSC, '-p', 'tsconfig.json'])
+  await installed.run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json'])
   await installed.run(process.execPath, [TSC, '-p', 'tsconfig.node.json'])
   const { username, password } = tessera.admin
   const { stdout } = await installed.run(process.execPath, [
