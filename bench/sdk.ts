@@ -154,7 +154,19 @@ function runChild(kind: 'sdk' | 'raw', url: string, token: string, file: string)
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--expose-gc', here, '--child', kind, '--url', url, '--token', token, '--file', file],
+      [
+        '--expose-gc',
+        '--conditions=@tessera/source',
+        here,
+        '--child',
+        kind,
+        '--url',
+        url,
+        '--token',
+        token,
+        '--file',
+        file,
+      ],
       { maxBuffer: MiB, timeout: 600_000 },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`${kind} child failed: ${stderr}`))

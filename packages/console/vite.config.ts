@@ -4,7 +4,7 @@ import { cpSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import preact from '@preact/preset-vite'
-import { defineConfig, type Plugin } from 'vite'
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite'
 
 const require = createRequire(import.meta.url)
 
@@ -23,6 +23,9 @@ function dracoDecoders(): Plugin {
 
 export default defineConfig({
   plugins: [preact(), dracoDecoders()],
+  // @tessera/client from its TypeScript sources (its `@tessera/source` export condition), so the
+  // console builds from a fresh clone with no build of the SDK first, and sees SDK edits at once.
+  resolve: { conditions: ['@tessera/source', ...defaultClientConditions] },
   build: {
     target: 'es2022',
     sourcemap: false,

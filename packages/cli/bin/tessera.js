@@ -12,6 +12,18 @@ if (existsSync(sources)) {
     )
     process.exit(1)
   }
+  // The workspace's @tessera/client is used from its sources too: its `@tessera/source` export
+  // condition (what `node --conditions=@tessera/source` sets). A synchronous in-thread resolve
+  // hook, not a loader: it costs nothing measurable at start.
+  const { registerHooks } = await import('node:module')
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const conditions = context.conditions.includes('@tessera/source')
+        ? context.conditions
+        : [...context.conditions, '@tessera/source']
+      return nextResolve(specifier, { ...context, conditions })
+    },
+  })
   await import(sources.href)
 } else {
   await import('../dist/main.js')

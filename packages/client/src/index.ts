@@ -31,3 +31,5 @@ export type {
   WebhookResource,
   WebhookUpdate,
 } from './webhook-api.ts'
+// Types only: the verifier itself stays in @tessera/client/webhooks (it brings bcryptjs).
+export type { EnvelopeOf, WebhookEnvelope, WebhookEventName } from './webhooks.ts'

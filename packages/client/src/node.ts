@@ -1,4 +1,6 @@
 // @tessera/client/node: everything of the main entry plus Node-only uploads (a path, a Node stream).
+/// <reference types="node" preserve="true" />
+// (The reference above stays in dist/node.d.ts: this entry needs @types/node, the others do not.)
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'

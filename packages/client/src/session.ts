@@ -87,8 +87,17 @@ export class SessionKeeper {
     clearTimeout(this.#timer)
     if (this.#closed || this.lost) return
     this.#timer = setTimeout(() => void this.#tick(), Math.max(1_000, delayMs))
-    // An open session must not keep a Node process alive by itself.
-    if (typeof this.#timer === 'object' && this.#timer && 'unref' in this.#timer) this.#timer.unref()
+    // An open session must not keep a Node process alive by itself. Node's timers are objects with
+    // unref(); browsers' are numbers (typed without Node's types, so browser builds need none).
+    const timer: unknown = this.#timer
+    if (
+      typeof timer === 'object' &&
+      timer !== null &&
+      'unref' in timer &&
+      typeof timer.unref === 'function'
+    ) {
+      timer.unref()
+    }
   }
 
   async #tick(): Promise<void> {

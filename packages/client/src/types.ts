@@ -5,6 +5,8 @@ import type { components, paths } from './generated/api.ts'
 type Schemas = components['schemas']
 export type FileView = Schemas['FileView']
 export type SharedFileView = Schemas['SharedFileView']
+/** A file's conversion state: queued → converting → ready | error. */
+export type FileState = FileView['state']
 export type FileRecord = Schemas['FileRecord']
 export type Webhook = Schemas['Webhook']
 export type WebhookDelivery = Schemas['WebhookDelivery']

@@ -30,7 +30,9 @@ export interface UploadOptions {
   signal?: AbortSignal
 }
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string'
+// Looked up on globalThis: the browser entry's types must not need Node's (`@types/node`).
+const isNode =
+  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string'
 
 /**
  * The part of XMLHttpRequest used here, looked up on globalThis: the SDK's sources then also

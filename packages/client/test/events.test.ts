@@ -40,12 +40,16 @@ console.log(ready.state)
 
 /** Runs WAIT_AND_CLOSE; answers its exit code and output, or null when it had not exited in time. */
 async function runWaitScript(input: object, withinMs: number) {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', WAIT_AND_CLOSE], {
-    // Where `@tessera/client` resolves (the package's own name), as at the repository's root.
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { ...process.env, WAIT_SCRIPT_INPUT: JSON.stringify(input) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@tessera/source', '--input-type=module', '-e', WAIT_AND_CLOSE],
+    {
+      // Where `@tessera/client` resolves (the package's own name), as at the repository's root.
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, WAIT_SCRIPT_INPUT: JSON.stringify(input) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString()

@@ -60,7 +60,16 @@ test('a 256 MiB streamed upload grows the uploading process by < 64 MiB', async 
   const output = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--expose-gc', '--input-type=module', '-e', CHILD, server.url, token, String(SIZE)],
+      [
+        '--expose-gc',
+        '--conditions=@tessera/source',
+        '--input-type=module',
+        '-e',
+        CHILD,
+        server.url,
+        token,
+        String(SIZE),
+      ],
       { cwd: import.meta.dirname, timeout: 300_000 },
       (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
     )

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
+import type { FileState } from '../src/contract/index.ts'
 import { type Db, migrate } from '../src/platform/db/index.ts'
 import { dialects } from './support/harness.ts'
 
@@ -270,7 +271,7 @@ for (const dialect of dialects()) {
 }
 
 /** A file row as 0020 knows it: state `state`, `__v` = `version`. */
-function fileAt(id: string, state: string, version: number) {
+function fileAt(id: string, state: FileState, version: number) {
   return {
     id,
     owner_id: 'acc',

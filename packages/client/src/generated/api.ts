@@ -1041,7 +1041,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
@@ -1092,7 +1092,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
@@ -1147,7 +1147,7 @@ export interface components {
             };
             allowLivePublicMeetings: boolean;
             /** @description queued, converting, ready or error */
-            state: string;
+            state: "queued" | "converting" | "ready" | "error";
             /** @description why the conversion failed; "" otherwise */
             error: string;
             sceneTreeNames: string[];
@@ -2299,7 +2299,7 @@ export interface operations {
                      *             "0": {}
                      *           },
                      *           "allowLivePublicMeetings": true,
-                     *           "state": "text",
+                     *           "state": "queued",
                      *           "error": "text",
                      *           "sceneTreeNames": [
                      *             "text"
@@ -2428,7 +2428,7 @@ export interface operations {
                      *             "0": {}
                      *           },
                      *           "allowLivePublicMeetings": true,
-                     *           "state": "text",
+                     *           "state": "queued",
                      *           "error": "text",
                      *           "sceneTreeNames": [
                      *             "text"
@@ -2552,7 +2552,7 @@ export interface operations {
                      *           "0": {}
                      *         },
                      *         "allowLivePublicMeetings": true,
-                     *         "state": "text",
+                     *         "state": "queued",
                      *         "error": "text",
                      *         "sceneTreeNames": [
                      *           "text"
@@ -2713,7 +2713,7 @@ export interface operations {
                      *           "0": {}
                      *         },
                      *         "allowLivePublicMeetings": true,
-                     *         "state": "text",
+                     *         "state": "queued",
                      *         "error": "text",
                      *         "sceneTreeNames": [
                      *           "text"
@@ -3327,7 +3327,7 @@ export interface operations {
                      *           "0": {}
                      *         },
                      *         "allowLivePublicMeetings": true,
-                     *         "state": "text",
+                     *         "state": "queued",
                      *         "error": "text",
                      *         "sceneTreeNames": [
                      *           "text"
@@ -3489,7 +3489,7 @@ export interface operations {
                      *           "0": {}
                      *         },
                      *         "allowLivePublicMeetings": true,
-                     *         "state": "text",
+                     *         "state": "queued",
                      *         "error": "text",
                      *         "sceneTreeNames": [
                      *           "text"
@@ -7319,7 +7319,7 @@ export interface operations {
                         };
                         allowLivePublicMeetings: boolean;
                         /** @description queued, converting, ready or error */
-                        state: string;
+                        state: "queued" | "converting" | "ready" | "error";
                         /** @description why the conversion failed; "" otherwise */
                         error: string;
                         sceneTreeNames: string[];
@@ -7445,7 +7445,7 @@ export interface operations {
                         };
                         allowLivePublicMeetings: boolean;
                         /** @description queued, converting, ready or error */
-                        state: string;
+                        state: "queued" | "converting" | "ready" | "error";
                         /** @description why the conversion failed; "" otherwise */
                         error: string;
                         sceneTreeNames: string[];
@@ -7566,7 +7566,7 @@ export interface operations {
                         };
                         allowLivePublicMeetings: boolean;
                         /** @description queued, converting, ready or error */
-                        state: string;
+                        state: "queued" | "converting" | "ready" | "error";
                         /** @description why the conversion failed; "" otherwise */
                         error: string;
                         sceneTreeNames: string[];

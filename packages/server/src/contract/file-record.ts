@@ -1,5 +1,5 @@
 // The spec's file record: `data` of the file events and the core of the files API's answers.
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { ID_PATTERN } from './ids.ts'
 
 const isoDate = { format: 'date-time' }
@@ -7,6 +7,13 @@ const isoDate = { format: 'date-time' }
 export const ShareRole = Type.Union([Type.Literal('viewer'), Type.Literal('editor')], {
   description: 'viewer: read and download; editor: also write attributes, annotations, configurations',
 })
+
+/** A file's conversion state: queued (upload, revision, retry) → converting → ready | error. */
+export const FileStateSchema = Type.Union(
+  [Type.Literal('queued'), Type.Literal('converting'), Type.Literal('ready'), Type.Literal('error')],
+  { description: 'queued, converting, ready or error' },
+)
+export type FileState = Static<typeof FileStateSchema>
 
 /** One entry of a file record's `roles`: an account the owner shared the file with. */
 export const FileRoleEntry = Type.Object({
@@ -34,7 +41,7 @@ export const FileRecord = Type.Object(
     revisionDate: Type.String({ ...isoDate, description: 'when the current revision was uploaded' }),
     attributes: Type.Record(Type.String(), Type.Unknown()),
     allowLivePublicMeetings: Type.Boolean(),
-    state: Type.String({ description: 'queued, converting, ready or error' }),
+    state: FileStateSchema,
     error: Type.String({ description: 'why the conversion failed; "" otherwise' }),
     sceneTreeNames: Type.Array(Type.String()),
     sceneTreeRoots: Type.Array(Type.String()),

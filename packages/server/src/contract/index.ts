@@ -28,7 +28,7 @@ export {
   type WebhookPayload,
 } from './envelope.ts'
 export { EVENT_NAMES, type EventName, isEventName } from './events.ts'
-export { FileRecord, FileRoleEntry, ShareRole } from './file-record.ts'
+export { FileRecord, FileRoleEntry, type FileState, FileStateSchema, ShareRole } from './file-record.ts'
 export { ID_PATTERN } from './ids.ts'
 export { type OpenApiWebhook, openApiWebhooks } from './openapi-webhooks.ts'
 export { type SampleContext, sampleData } from './samples.ts'

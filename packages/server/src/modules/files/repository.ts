@@ -1,5 +1,6 @@
 // SQL of the files module.
 import type { Insertable } from 'kysely'
+import type { FileState } from '../../contract/index.ts'
 import { type Executor, precompiled } from '../../platform/db/index.ts'
 import type { FileSharesTable, FilesTable } from '../../platform/db/schema.ts'
 
@@ -206,7 +207,7 @@ export function setRevisionState(
   db: Executor,
   fileId: string,
   revision: number,
-  update: { state: string; now: number },
+  update: { state: FileState; now: number },
 ): Promise<unknown> {
   return db
     .updateTable('files')

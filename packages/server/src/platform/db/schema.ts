@@ -2,6 +2,7 @@
 // PostgreSQL: timestamps are integer milliseconds (bigint), booleans are integers 0/1, and JSON
 // values are stored as text.
 import type { Generated } from 'kysely'
+import type { FileState } from '../../contract/index.ts'
 
 export interface AccountsTable {
   id: string
@@ -42,7 +43,7 @@ export interface FilesTable {
   name: string
   size: number
   sha256: string
-  state: string
+  state: FileState
   error: string
   progress: number
   bucket: string
