@@ -56,6 +56,10 @@ export const ERRORS = {
   FILE_ITEMS_LIMIT_REACHED: { status: 409, title: 'Conflict' },
   FILE_ITEMS_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   SHARE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // Accounts: a change that would leave no enabled administrator; an auth token issued before the
+  // account's tokens were revoked (password change or reset, disabling).
+  LAST_ADMIN: { status: 409, title: 'Conflict' },
+  TOKEN_REVOKED: { status: 401, title: 'Unauthorized' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -47,6 +47,17 @@ export async function setAccountDisabled(db: Executor, id: string, disabled: boo
   return Number(result.numUpdatedRows) > 0
 }
 
+/** IDs of the enabled administrators. */
+export async function enabledAdminIds(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('is_admin', '=', 1)
+    .where('disabled', '=', 0)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
 export function findLoginFailures(db: Executor, key: string) {
   return db.selectFrom('login_failures').selectAll().where('key', '=', key).executeTakeFirst()
 }

@@ -146,6 +146,22 @@ export function markAccountDisabled(
   return repo.setAccountDisabled(tx, id, disabled, now)
 }
 
+/**
+ * The last-admin rule, inside the caller's transaction and under the lock every disabling takes
+ * (sessions' setAccountDisabled): disabling `targetId` must leave an enabled administrator, and
+ * the acting administrator must still be one. Two admins disabling each other at once are thereby
+ * serialized: the second finds only itself (now disabled) and the first's target left.
+ */
+export async function checkAdminMayDisable(tx: Executor, targetId: string, actorId: string): Promise<void> {
+  const admins = await repo.enabledAdminIds(tx)
+  if (!admins.some((id) => id !== targetId)) {
+    throw new AppError('LAST_ADMIN', 'This would leave no enabled administrator.')
+  }
+  if (!admins.includes(actorId)) {
+    throw new AppError('FORBIDDEN', 'You are no longer an enabled administrator.')
+  }
+}
+
 // A real argon2id hash of a random password: verifying against it when the user does not exist
 // takes as long as a real check, so response time does not reveal which usernames exist.
 let dummyHash: Promise<string> | undefined

@@ -5,7 +5,7 @@ import type { AppContext } from '../../platform/context.ts'
 import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { markAccountDisabled } from '../accounts/index.ts'
+import { checkAdminMayDisable, markAccountDisabled } from '../accounts/index.ts'
 import * as repo from './repository.ts'
 import { authRowCache } from './session-cache.ts'
 
@@ -127,14 +127,22 @@ export async function pruneSessions(ctx: AppContext): Promise<void> {
  * Disables (or enables) an account. Disabling also ends the account's sessions in the same
  * transaction: every process's session cache hears of it at commit (session-cache.ts), so the old
  * session token is refused everywhere at once and its license is free at once (not after the
- * keep-alive lapses).
+ * keep-alive lapses). `byAdmin`: an administrator's call through the API, which must leave an
+ * enabled administrator (409 LAST_ADMIN); the operator's CLI is not bound by it.
  */
-export async function setAccountDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<boolean> {
+export async function setAccountDisabled(
+  ctx: AppContext,
+  id: string,
+  disabled: boolean,
+  options: { byAdmin?: string } = {},
+): Promise<boolean> {
   const cache = authRowCache(ctx)
   const echoed = cache?.echo('accounts', id)
   const changed = await ctx.db.kysely.transaction().execute(async (tx) => {
-    // The lock session creation takes: no session of this account can be created meanwhile.
+    // The lock session creation takes: no session of this account can be created meanwhile. Every
+    // disabling takes it too, which serializes the last-admin rule's check with its change.
     await lockResource(ctx.db, tx, 'tessera.licenses')
+    if (disabled && options.byAdmin !== undefined) await checkAdminMayDisable(tx, id, options.byAdmin)
     const now = Date.now()
     const changed = await markAccountDisabled(tx, id, disabled, now)
     if (changed && disabled) await repo.endValidSessions(tx, id, now)
