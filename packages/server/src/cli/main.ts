@@ -143,7 +143,8 @@ async function accounts(config: Config, args: string[]): Promise<void> {
     if (!values.email || !values.username || !values.password) {
       throw new UsageError('accounts create needs --email, --username and --password')
     }
-    const account = await withContext(config, (ctx) =>
+    // The record as the API shows it (the revocation time is internal).
+    const { tokensValidAfter: _internal, ...account } = await withContext(config, (ctx) =>
       createAccount(ctx, {
         email: values.email ?? '',
         username: values.username ?? '',

@@ -18,12 +18,13 @@ import {
  * The signed-in user changes their password; the current one must be given. Wrong guesses count
  * against the same budget as failed logins (a stolen session must not become a password oracle).
  * The caller keeps its session: an account holds one session at a time, so no other session exists.
+ * Every auth token issued before the change is revoked; the caller gets a fresh one, issued after.
  */
 export async function changePassword(
   ctx: AppContext,
   accountId: string,
   input: { currentPassword: string; newPassword: string; ip: string },
-): Promise<void> {
+): Promise<{ token: string }> {
   checkNewPassword(input.newPassword)
   const row = await repo.findAccountById(ctx.db.kysely, accountId)
   if (!row) throw new AppError('NOT_FOUND', 'No such account.')
@@ -34,9 +35,11 @@ export async function changePassword(
   }
   await releaseLoginAttempt(ctx, row.username, input.ip)
   await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
+  // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
+  return { token: await ctx.tokens.signAuthToken(accountId) }
 }
 
-/** An operator sets a password (CLI); same rules as at creation. */
+/** An operator sets a password (CLI); same rules as at creation. Revokes the account's auth tokens. */
 export async function setPassword(ctx: AppContext, accountId: string, password: string): Promise<void> {
   checkNewPassword(password)
   const passwordHash = await hash(password)

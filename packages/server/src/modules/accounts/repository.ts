@@ -1,11 +1,11 @@
 // SQL of the accounts module: accounts and the failed-login counters.
-import { sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type { AccountsTable } from '../../platform/db/schema.ts'
 
-export type AccountRow = AccountsTable
+export type AccountRow = Selectable<AccountsTable>
 
-export function insertAccount(db: Executor, row: AccountRow): Promise<unknown> {
+export function insertAccount(db: Executor, row: Insertable<AccountsTable>): Promise<unknown> {
   return db.insertInto('accounts').values(row).execute()
 }
 
@@ -41,7 +41,10 @@ export async function countAccounts(db: Executor): Promise<number> {
 export async function setAccountDisabled(db: Executor, id: string, disabled: boolean, now: number) {
   const result = await db
     .updateTable('accounts')
-    .set({ disabled: disabled ? 1 : 0, updated_at: now })
+    // Disabling also revokes every auth token issued so far: enabling again does not revive them.
+    .set(
+      disabled ? { disabled: 1, updated_at: now, tokens_valid_after: now } : { disabled: 0, updated_at: now },
+    )
     .where('id', '=', id)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
@@ -111,10 +114,11 @@ export function listAccountsAfter(
   return query.execute()
 }
 
+/** A new password revokes every auth token issued before `now`. */
 export async function setPasswordHash(db: Executor, id: string, passwordHash: string, now: number) {
   const result = await db
     .updateTable('accounts')
-    .set({ password_hash: passwordHash, updated_at: now })
+    .set({ password_hash: passwordHash, updated_at: now, tokens_valid_after: now })
     .where('id', '=', id)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0

@@ -14,6 +14,8 @@ export interface Account {
   isAdmin: boolean
   disabled: boolean
   created: string
+  /** Epoch ms: auth tokens issued before it are refused (TOKEN_REVOKED). Not in API answers. */
+  tokensValidAfter: number
 }
 
 export function toAccount(row: repo.AccountRow): Account {
@@ -24,6 +26,7 @@ export function toAccount(row: repo.AccountRow): Account {
     isAdmin: row.is_admin === 1,
     disabled: row.disabled === 1,
     created: new Date(row.created_at).toISOString(),
+    tokensValidAfter: Number(row.tokens_valid_after),
   }
 }
 
@@ -69,7 +72,7 @@ export async function createAccount(ctx: AppContext, input: NewAccount): Promise
   }
   checkNewPassword(input.password)
   const now = Date.now()
-  const row: repo.AccountRow = {
+  const row = {
     id: newId(now),
     email,
     username,
@@ -78,6 +81,7 @@ export async function createAccount(ctx: AppContext, input: NewAccount): Promise
     disabled: 0,
     created_at: now,
     updated_at: now,
+    tokens_valid_after: 0,
   }
   return ctx.db.kysely.transaction().execute(async (tx) => {
     if (await repo.findAccountByUsername(tx, username)) throw new AppError('CONFLICT', 'username is taken')

@@ -12,6 +12,11 @@ export interface AccountsTable {
   disabled: number
   created_at: number
   updated_at: number
+  /**
+   * Epoch ms: auth tokens issued before it are refused (password change or reset, disabling).
+   * Generated: 0 (never revoked) by default, so inserts may leave it out.
+   */
+  tokens_valid_after: Generated<number>
 }
 
 export interface SessionsTable {

@@ -23,6 +23,7 @@ import { migration as workers } from './0017_workers.ts'
 import { migration as fileRevisions } from './0018_file_revisions.ts'
 import { migration as workerRound } from './0019_worker_round.ts'
 import { migration as outboxPages } from './0020_outbox_pages.ts'
+import { migration as accountTokenRevocation } from './0021_account_token_revocation.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -55,4 +56,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0018_file_revisions', migration: fileRevisions },
   { name: '0019_worker_round', migration: workerRound },
   { name: '0020_outbox_pages', migration: outboxPages },
+  { name: '0021_account_token_revocation', migration: accountTokenRevocation },
 ]
