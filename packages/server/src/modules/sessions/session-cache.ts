@@ -1,8 +1,11 @@
 // The rows every authenticated request needs (session + account; the account alone on token-only
 // routes), kept in memory per app while the database's row-change feed covers them
 // (platform/db/row-changes.ts): an update or delete of a sessions or accounts row, by this process or
-// any other, drops the cached row before, or within milliseconds after, it commits. When the feed
-// is down (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
+// any other, drops the cached row before, or within milliseconds after, it commits; and a cached
+// row is used only once every change committed before the request came in has been applied
+// (`settle`: on PostgreSQL a round trip on the LISTEN connection), so a revocation that has answered
+// is refused by every process, however late its notification would arrive. When the feed is down
+// (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
 // Validity (superseded, deleted, expired, disabled) is still judged per request from the row, so
 // a session that expires by time alone is refused at its expiry.
 import type { AppContext } from '../../platform/context.ts'
@@ -87,13 +90,13 @@ export class AuthRowCache implements RowChangeListener {
     return this.#cached(this.#accounts, accountId, now, () => findAccount(ctx, accountId))
   }
 
-  /** After notifications that have already arrived are applied: did none of them touch the cache? */
+  /** After every change committed before now is applied: did none of them touch the cache? */
   async #stillValid(): Promise<boolean> {
     const settle = this.#watch?.settle
     if (!settle) return true
     const generation = this.#generation
-    await settle()
-    return generation === this.#generation && (this.#watch?.covered() ?? false)
+    const settled = await settle()
+    return settled && generation === this.#generation && (this.#watch?.covered() ?? false)
   }
 
   async #cached<V>(

@@ -5,9 +5,11 @@
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
 // - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; the database's LISTEN
-//   connection (notifications.ts) reports them after commit. While that connection is down nothing
-//   is covered (callers read rows), and on every (re)connect the cache is dropped: notifications
-//   may have been missed.
+//   connection (notifications.ts) reports them after commit, and a cached row is used only after a
+//   round trip on that connection (shared by the requests of an event-loop turn) has brought every
+//   change committed before the request in. While that connection is down nothing is covered
+//   (callers read rows), and on every (re)connect the cache is dropped: notifications may have
+//   been missed.
 import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
@@ -28,11 +30,13 @@ export interface RowWatch {
   /** Whether every change is being reported right now; may call the listener's reset() first. */
   covered(): boolean
   /**
-   * PostgreSQL: resolves once notifications that reached this process before the call have been
-   * applied (after an event-loop poll phase). A row read from the cache is used only after it, so a
-   * change committed before the request came in is seen whenever its NOTIFY has arrived by then.
+   * PostgreSQL: resolves true once every change committed before the call has been reported to the
+   * listener (a round trip on the LISTEN connection, notifications.ts), false when that cannot be
+   * known (the connection is down or did not answer in time). A row read from the cache is used
+   * only after it answered true: a change committed before the request came in is seen however late
+   * its NOTIFY would otherwise have arrived (a loaded process, a slow link).
    */
-  settle?(): Promise<void>
+  settle?(): Promise<boolean>
   /**
    * PostgreSQL: resolves when this process's LISTEN connection receives the change of `table`/`id`
    * (at most ECHO_WAIT_MS; at once while the feed is down). A writer that waits for it before
@@ -109,28 +113,11 @@ export function pgRowWatcher(notifications: PgNotifications): WatchRows {
     feed.start()
     return {
       covered: () => feed.live,
-      settle: afterPoll,
+      settle: () => notifications.roundTrip(),
       echo: (table, id) => feed.echo(`${table} ${id}`),
       stop: async () => feed.stop(),
     }
   }
-}
-
-let polled: Promise<void> | null = null
-
-/**
- * Two setImmediate hops: the second runs in the check phase of the next loop iteration, so a full
- * poll phase (socket reads, the LISTEN connection's included) lies in between. One promise per turn,
- * shared by every request that asks in it.
- */
-function afterPoll(): Promise<void> {
-  polled ??= new Promise((resolve) => {
-    setImmediate(() => {
-      polled = null
-      setImmediate(resolve)
-    })
-  })
-  return polled
 }
 
 class PgRowFeed implements NotificationSubscriber {
