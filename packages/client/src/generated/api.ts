@@ -335,7 +335,7 @@ export interface paths {
         get?: never;
         /**
          * Change your password
-         * @description Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past the limit). The new one follows the creation rule (at least 10 characters, else 400). The session stays valid; auth tokens already issued stay valid until they expire.
+         * @description Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past the limit). The new one follows the creation rule (at least 10 characters, else 400). The session stays valid; every auth token issued before the change is refused from the answer on, by every process (401 TOKEN_REVOKED). The answer carries a fresh auth token in `cookies` (or, when the token came as a cookie, sets the cookie to it).
          */
         put: operations["changePassword"];
         post?: never;
@@ -2586,7 +2586,7 @@ export interface paths {
         head?: never;
         /**
          * Disable or enable an account (admins only)
-         * @description Disabling ends the account’s session in the same transaction (its license is free at once) and its tokens are refused from then on. An admin cannot disable their own account (400).
+         * @description Disabling ends the account’s session in the same transaction (its license is free at once) and its tokens are refused from then on. An admin cannot disable their own account (400). A change that would leave no enabled administrator (two admins disabling each other at once: the second) answers 409 LAST_ADMIN.
          */
         patch: operations["adminUpdateAccount"];
         trace?: never;
@@ -3813,7 +3813,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "LAST_ADMIN" | "TOKEN_REVOKED";
         };
         /** CurrentAccount */
         CurrentAccount: {
@@ -4313,6 +4313,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /** @description jsonwebtoken=<AUTH_TOKEN>: a fresh auth token (every token issued before the change is now refused with 401 TOKEN_REVOKED). Absent when the auth token came as a cookie: the cookie `jsonwebtoken` is then set to the fresh token instead. */
+                        cookies?: string;
                     };
                 };
             };
