@@ -4,15 +4,9 @@ import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
-import {
-  type Account,
-  checkedEmail,
-  checkNewPassword,
-  releaseLoginAttempt,
-  reserveLoginAttempt,
-  toAccount,
-} from './service.ts'
+import { type Account, checkedEmail, checkNewPassword, toAccount } from './service.ts'
 
 /**
  * The signed-in user changes their password; the current one must be given. Wrong guesses count
@@ -28,12 +22,13 @@ export async function changePassword(
   checkNewPassword(input.newPassword)
   const row = await repo.findAccountById(ctx.db.kysely, accountId)
   if (!row) throw new AppError('NOT_FOUND', 'No such account.')
-  await reserveLoginAttempt(ctx, row.username, input.ip, Date.now())
+  const budgets = failureBudgets(row.username, input.ip, true)
+  await reserveLoginAttempt(ctx, budgets, Date.now())
   if (!(await verify(row.password_hash, input.currentPassword))) {
     // The reservation stays: it is the record of the failed attempt.
     throw new AppError('WRONG_PASSWORD', 'The current password is wrong.')
   }
-  await releaseLoginAttempt(ctx, row.username, input.ip)
+  await releaseLoginAttempt(ctx, budgets)
   await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
   // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
   return { token: await ctx.tokens.signAuthToken(accountId) }

@@ -100,6 +100,11 @@ export function releaseLoginAttempt(db: Executor, key: string) {
     .execute()
 }
 
+/** Housekeeping: counters whose window ended before `before` count for nothing. */
+export function deleteLoginFailuresBefore(db: Executor, before: number) {
+  return db.deleteFrom('login_failures').where('window_start', '<=', before).execute()
+}
+
 export function clearLoginFailures(db: Executor, key: string) {
   return db.deleteFrom('login_failures').where('key', '=', key).execute()
 }

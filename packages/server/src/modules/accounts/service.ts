@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
 
 export interface Account {
@@ -174,54 +175,6 @@ export function timingDummy(): Promise<string> {
   return dummyHash
 }
 
-/**
- * Failed logins are limited per (username, IP); per username across all IPs, ten times looser, so
- * that spreading a guessing run over many source addresses does not multiply the budget; and per
- * IP alone, also ten times looser. (The per-username budget lets a determined attacker lock a name
- * out for one window: the price of capping guesses against it.)
- */
-function failureKeys(username: string, ip: string): Array<{ key: string; limit: number }> {
-  return [
-    { key: `user:${username}|ip:${ip}`, limit: 1 },
-    { key: `account:${username}`, limit: 10 },
-    { key: `ip:${ip}`, limit: 10 },
-  ]
-}
-
-/**
- * Reserves the attempt under every key BEFORE the password is checked, atomically, so that a burst
- * of concurrent logins can never run more argon2 checks than the limit allows (reading the count
- * first and recording the failure after the slow check let every request of a burst through).
- * The reservation is the failure record; a successful login gives it back.
- */
-export async function reserveLoginAttempt(ctx: AppContext, username: string, ip: string, now: number) {
-  const { loginMaxFailures, loginWindowMs } = ctx.config
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    // Always the same key order in every transaction: row locks cannot deadlock.
-    for (const { key, limit } of failureKeys(username, ip)) {
-      if (await repo.reserveLoginAttempt(tx, key, loginMaxFailures * limit, now, now - loginWindowMs)) {
-        continue
-      }
-      // Rolling back returns the reservations already taken under the other keys.
-      const row = await repo.findLoginFailures(tx, key)
-      const windowEnd = Number(row?.window_start ?? now) + loginWindowMs
-      const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000))
-      throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later.', {
-        'retry-after': String(retryAfter),
-      })
-    }
-  })
-}
-
-export async function releaseLoginAttempt(ctx: AppContext, username: string, ip: string): Promise<void> {
-  const [pair, ...shared] = failureKeys(username, ip)
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    // A success forgives this pair's failures; the looser budgets only get this attempt back.
-    if (pair) await repo.clearLoginFailures(tx, pair.key)
-    for (const { key } of shared) await repo.releaseLoginAttempt(tx, key)
-  })
-}
-
 export interface LoginResult {
   account: Account
   token: string
@@ -230,14 +183,16 @@ export interface LoginResult {
 export async function login(ctx: AppContext, input: { username: string; password: string; ip: string }) {
   const username = normalize(input.username)
   const now = Date.now()
-  await reserveLoginAttempt(ctx, username, input.ip, now)
+  // Whether the name exists decides the budgets (a made-up name never spends a real account's).
   const row = await repo.findAccountByUsername(ctx.db.kysely, username)
+  const budgets = failureBudgets(username, input.ip, row !== undefined)
+  await reserveLoginAttempt(ctx, budgets, now)
   const passwordOk = await verify(row?.password_hash ?? (await timingDummy()), input.password)
   // A failure keeps its reservation: that is the record of the failed attempt.
   if (!row || !passwordOk || row.disabled === 1) {
     throw new AppError('INVALID_CREDENTIALS', 'Wrong username or password.')
   }
-  await releaseLoginAttempt(ctx, username, input.ip)
+  await releaseLoginAttempt(ctx, budgets)
   const token = await ctx.tokens.signAuthToken(row.id)
   return { account: toAccount(row), token } satisfies LoginResult
 }
