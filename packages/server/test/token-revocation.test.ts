@@ -9,6 +9,8 @@ import { setPassword } from '../src/modules/accounts/index.ts'
 import { setAccountDisabled } from '../src/modules/sessions/index.ts'
 import { login, PASSWORD, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testKeys } from './support/harness.ts'
+import { until } from './support/receiver.ts'
+import { openStream } from './support/sse.ts'
 
 const NEW_PASSWORD = 'a brand new password'
 
@@ -34,7 +36,7 @@ for (const dialect of dialects()) {
   describe(`auth token revocation on ${dialect.name}`, () => {
     let t: TestApp
     before(async () => {
-      t = await startApp(dialect, { licenses: 1000 })
+      t = await startApp(dialect, { licenses: 1000, streamHeartbeatMs: 100 })
     })
     after(() => t.close())
 
@@ -131,6 +133,30 @@ for (const dialect of dialects()) {
       const before = await mintSession(t.app, await sign(nowSeconds - 5))
       assert.equal(before.json().code, 'TOKEN_REVOKED')
       assert.equal((await mintSession(t.app, await sign(nowSeconds + 1))).statusCode, 200)
+    })
+
+    test('an event stream opened with the old token ends; one with the fresh token stays', async () => {
+      const s = await warmSignedIn()
+      const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const old = await openStream(base, '/events/stream', { authorization: `Bearer ${s.authToken}` })
+      assert.equal(old.status, 200)
+      const change = await t.app.inject({
+        method: 'PUT',
+        url: '/account/password',
+        headers: s.headers,
+        payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+      })
+      const fresh = String(change.json().cookies).slice('jsonwebtoken='.length)
+      const renewed = await openStream(base, '/events/stream', { authorization: `Bearer ${fresh}` })
+      assert.equal(renewed.status, 200)
+      await until('the old stream to end', () => old.ended)
+      assert.ok(
+        old.parser.comments().some((c) => c.startsWith('auth token revoked')),
+        JSON.stringify(old.parser.comments()),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(renewed.ended, false, 'the fresh token keeps its stream')
+      renewed.close()
     })
   })
 }
