@@ -1,11 +1,11 @@
 // Revocation across processes: right after a call that revokes credentials answers (disabling an
 // account, a password change, a sign-out), every process refuses the old tokens, also one whose
 // notifications lag behind (a loaded process, a slow link: here the other instance's database
-// traffic is held back by a TCP proxy while the revocation is made and the requests come in).
+// traffic is held back by a TCP proxy while the revocation is made): the revoking call waits for
+// every process's acknowledgement (platform/db/row-sync.ts).
 import assert from 'node:assert/strict'
 import net from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { setAccountDisabled } from '../src/modules/sessions/index.ts'
@@ -15,6 +15,7 @@ import { dialects, startApp, type TestApp, testKeys } from './support/harness.ts
 
 const CONCURRENT = 24
 const ROUNDS = 4
+const HOLD_MS = 300
 
 type Headers = Record<string, string>
 
@@ -116,17 +117,23 @@ for (const dialect of dialects()) {
     }
 
     /**
-     * Revokes through `t` while the other instance's database traffic is held (PostgreSQL), then
-     * sends CONCURRENT requests with the old tokens to each instance at once (releasing the held
-     * traffic meanwhile): every one must be refused with `code`.
+     * Revokes through `t` while the other instance's database traffic is held for HOLD_MS
+     * (PostgreSQL): the revoking call must not answer before the other instance has the change. Then
+     * CONCURRENT requests with the old tokens go to each instance at once: every one is refused.
      */
     async function allRefused(revoke: () => Promise<void>, headers: Headers, code: string) {
       proxy?.hold()
+      const release = setTimeout(() => proxy?.release(), HOLD_MS)
+      const started = Date.now()
       try {
         await revoke()
       } finally {
-        setTimeout(() => proxy?.release(), 200)
+        clearTimeout(release)
+        proxy?.release()
       }
+      const took = Date.now() - started
+      if (proxy)
+        assert.ok(took >= HOLD_MS - 20, `answered after ${took} ms, before the held instance had the change`)
       const answers = await Promise.all(
         Array.from({ length: 2 * CONCURRENT }, (_, i) => read(i % 2 === 0 ? t.app : other, headers)),
       )
@@ -137,7 +144,6 @@ for (const dialect of dialects()) {
         `${accepted} of ${answers.length} requests after the revocation were not refused`,
       )
       for (const res of answers) assert.equal(res.json().code, code)
-      await sleep(250)
     }
 
     test('disabling an account: both instances refuse at once', async () => {

@@ -2,7 +2,7 @@
 // the paged list the admin console shows.
 import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
-import type { Executor } from '../../platform/db/index.ts'
+import { awaitRowChangesSeen, type Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
@@ -30,6 +30,8 @@ export async function changePassword(
   }
   await releaseLoginAttempt(ctx, budgets)
   await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
+  // Every process refuses the old tokens before the answer.
+  await awaitRowChangesSeen(ctx.db, ctx.log)
   // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
   return { token: await ctx.tokens.signAuthToken(accountId) }
 }
@@ -41,6 +43,7 @@ export async function setPassword(ctx: AppContext, accountId: string, password: 
   if (!(await repo.setPasswordHash(ctx.db.kysely, accountId, passwordHash, Date.now()))) {
     throw new AppError('NOT_FOUND', 'No such account.')
   }
+  await awaitRowChangesSeen(ctx.db, ctx.log)
 }
 
 /**

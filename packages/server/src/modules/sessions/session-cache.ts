@@ -1,11 +1,9 @@
 // The rows every authenticated request needs (session + account; the account alone on token-only
 // routes), kept in memory per app while the database's row-change feed covers them
 // (platform/db/row-changes.ts): an update or delete of a sessions or accounts row, by this process or
-// any other, drops the cached row before, or within milliseconds after, it commits; and a cached
-// row is used only once every change committed before the request came in has been applied
-// (`settle`: on PostgreSQL a round trip on the LISTEN connection), so a revocation that has answered
-// is refused by every process, however late its notification would arrive. When the feed is down
-// (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
+// any other, drops the cached row before, or within milliseconds after, it commits; a writer answers
+// only once every process's feed has applied its change (awaitRowChangesSeen, row-sync.ts). When the
+// feed is down (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
 // Validity (superseded, deleted, expired, disabled) is still judged per request from the row, so
 // a session that expires by time alone is refused at its expiry.
 import type { AppContext } from '../../platform/context.ts'
@@ -69,14 +67,6 @@ export class AuthRowCache implements RowChangeListener {
     this.changed('accounts', accountId)
   }
 
-  /**
-   * Call before writing the row: resolves once the write's NOTIFY has come back to this process
-   * (PostgreSQL; at most 100 ms), so that the writer answers only after every process was told.
-   */
-  echo(table: WatchedTable, id: string): Promise<void> {
-    return this.#watch?.echo?.(table, id) ?? Promise.resolve()
-  }
-
   /** This process changed the session: forget it now. */
   forgetSession(sessionId: string): void {
     this.changed('sessions', sessionId)
@@ -90,13 +80,13 @@ export class AuthRowCache implements RowChangeListener {
     return this.#cached(this.#accounts, accountId, now, () => findAccount(ctx, accountId))
   }
 
-  /** After every change committed before now is applied: did none of them touch the cache? */
+  /** After notifications that have already arrived are applied: did none of them touch the cache? */
   async #stillValid(): Promise<boolean> {
     const settle = this.#watch?.settle
     if (!settle) return true
     const generation = this.#generation
-    const settled = await settle()
-    return settled && generation === this.#generation && (this.#watch?.covered() ?? false)
+    await settle()
+    return generation === this.#generation && (this.#watch?.covered() ?? false)
   }
 
   async #cached<V>(

@@ -22,8 +22,6 @@ export interface NotificationSubscriber {
 
 const RETRY_FIRST_MS = 100
 const RETRY_MAX_MS = 5_000
-/** A LISTEN connection that does not answer a round trip this soon counts as lost. */
-export const ROUND_TRIP_TIMEOUT_MS = 2_000
 
 export class PgNotifications {
   readonly #subscribers = new Map<string, Set<NotificationSubscriber>>()
@@ -36,8 +34,6 @@ export class PgNotifications {
   #retryMs = RETRY_FIRST_MS
   #closed = false
   #schema = ''
-  /** The round trip callers of this event-loop turn share; sent at the turn's end. */
-  #roundTrip: Promise<boolean> | null = null
 
   readonly url: string
   readonly pgSchema: string | undefined
@@ -76,43 +72,13 @@ export class PgNotifications {
   }
 
   /**
-   * Resolves true once a query sent on the LISTEN connection after this call has answered; by then
-   * every notification committed before the call has been handed to the subscribers. PostgreSQL
-   * sends a listening session's notifications as soon as it is signalled while idle, and those
-   * signalled during a command before that command's ReadyForQuery; the client hands notifications
-   * and answers over in the order they arrive. So a change committed (and its NOTIFY signalled)
-   * before the call is never behind the answer, however late the connection's data arrives.
-   * False when the connection is down, or lost because it did not answer within
-   * ROUND_TRIP_TIMEOUT_MS. One query serves every caller of an event-loop turn.
+   * Runs a statement on the LISTEN connection itself (so `pg_backend_pid()` is its backend, and a
+   * NOTIFY it sends follows every notification it received before); null while it is down.
    */
-  roundTrip(): Promise<boolean> {
-    this.#roundTrip ??= new Promise((resolve) => {
-      // Sent after every caller of this turn asked: each one's changes are before the query.
-      setImmediate(() => {
-        this.#roundTrip = null
-        this.#ping().then(resolve, () => resolve(false))
-      })
-    })
-    return this.#roundTrip
-  }
-
-  async #ping(): Promise<boolean> {
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[] | null> {
     const client = this.#client
-    if (!client || !this.#connected) return false
-    let timer: NodeJS.Timeout | undefined
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ROUND_TRIP_TIMEOUT_MS)
-    })
-    const answered = client.query('select 1').then(
-      () => true,
-      () => false,
-    )
-    const ok = await Promise.race([answered, timedOut])
-    clearTimeout(timer)
-    // Silent for that long: notifications may be stuck too. Reconnecting resets every cache.
-    if (!ok)
-      this.#lost(client, new Error(`LISTEN connection did not answer within ${ROUND_TRIP_TIMEOUT_MS} ms`))
-    return ok && this.#client === client
+    if (!client || !this.#connected) return null
+    return (await client.query<R>(text, values)).rows
   }
 
   async close(): Promise<void> {

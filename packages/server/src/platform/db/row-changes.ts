@@ -5,19 +5,32 @@
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
 // - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; the database's LISTEN
-//   connection (notifications.ts) reports them after commit, and a cached row is used only after a
-//   round trip on that connection (shared by the requests of an event-loop turn) has brought every
-//   change committed before the request in. While that connection is down nothing is covered
-//   (callers read rows), and on every (re)connect the cache is dropped: notifications may have
-//   been missed.
+//   connection (notifications.ts) reports them after commit. While that connection is down nothing
+//   is covered (callers read rows), and on every (re)connect the cache is dropped: notifications
+//   may have been missed.
+import { randomUUID } from 'node:crypto'
 import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
 /** The tables whose updates and deletes are reported (by `id`). */
 export const WATCHED_TABLES = ['sessions', 'accounts'] as const
 export type WatchedTable = (typeof WATCHED_TABLES)[number]
-/** The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`. */
+/**
+ * The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`; also the
+ * writers' `<schema> sync <nonce>` and the feeds' `<schema> ack <nonce> <feed>` (row-sync.ts).
+ */
 export const ROW_CHANGE_CHANNEL = 'tessera_auth_rows'
+export const SYNC_KIND = 'sync'
+export const ACK_KIND = 'ack'
+export const SEND_ROW_NOTICE = 'select pg_notify($1, $2)'
+// On the feed's LISTEN connection: its backend is the one the feed hears on.
+// Rows of feeds whose backend is gone (a process that died) go on the way.
+const REGISTER_FEED = `with gone as (delete from auth_listeners l where not exists (select 1 from pg_stat_activity a
+    where a.pid = l.pid and a.backend_start = l.backend_start))
+  insert into auth_listeners (feed_id, pid, backend_start)
+  select $1, pid, backend_start from pg_stat_activity where pid = pg_backend_pid()
+  on conflict (feed_id) do update set pid = excluded.pid, backend_start = excluded.backend_start`
+const UNREGISTER_FEED = 'delete from auth_listeners where feed_id = $1'
 
 export interface RowChangeListener {
   /** A row was updated or deleted (by this process or another). */
@@ -30,25 +43,13 @@ export interface RowWatch {
   /** Whether every change is being reported right now; may call the listener's reset() first. */
   covered(): boolean
   /**
-   * PostgreSQL: resolves true once every change committed before the call has been reported to the
-   * listener (a round trip on the LISTEN connection, notifications.ts), false when that cannot be
-   * known (the connection is down or did not answer in time). A row read from the cache is used
-   * only after it answered true: a change committed before the request came in is seen however late
-   * its NOTIFY would otherwise have arrived (a loaded process, a slow link).
+   * PostgreSQL: resolves once notifications that reached this process before the call have been
+   * applied (after an event-loop poll phase). A row read from the cache is used only after it, so a
+   * change committed before the request came in is seen whenever its NOTIFY has arrived by then.
    */
-  settle?(): Promise<boolean>
-  /**
-   * PostgreSQL: resolves when this process's LISTEN connection receives the change of `table`/`id`
-   * (at most ECHO_WAIT_MS; at once while the feed is down). A writer that waits for it before
-   * answering knows that PostgreSQL has sent the NOTIFY to every listener by then. Call it before
-   * the write: the notification may come in as soon as the write commits.
-   */
-  echo?(table: WatchedTable, id: string): Promise<void>
+  settle?(): Promise<void>
   stop(): Promise<void>
 }
-
-/** How long a writer waits for the echo of its change (it never waits for nothing longer). */
-export const ECHO_WAIT_MS = 100
 
 export type WatchRows = (
   listener: RowChangeListener,
@@ -113,18 +114,35 @@ export function pgRowWatcher(notifications: PgNotifications): WatchRows {
     feed.start()
     return {
       covered: () => feed.live,
-      settle: () => notifications.roundTrip(),
-      echo: (table, id) => feed.echo(`${table} ${id}`),
-      stop: async () => feed.stop(),
+      settle: afterPoll,
+      stop: () => feed.stop(),
     }
   }
+}
+
+let polled: Promise<void> | null = null
+
+/**
+ * Two setImmediate hops: the second runs in the check phase of the next loop iteration, so a full
+ * poll phase (socket reads, the LISTEN connection's included) lies in between. One promise per turn,
+ * shared by every request that asks in it.
+ */
+function afterPoll(): Promise<void> {
+  polled ??= new Promise((resolve) => {
+    setImmediate(() => {
+      polled = null
+      setImmediate(resolve)
+    })
+  })
+  return polled
 }
 
 class PgRowFeed implements NotificationSubscriber {
   /** Listening: every change is reported. */
   live = false
+  /** This feed in auth_listeners: writers wait for its acknowledgements (row-sync.ts). */
+  readonly id = randomUUID()
   #unsubscribe: (() => void) | null = null
-  readonly #echoes = new Map<string, Set<() => void>>()
 
   readonly notifications: PgNotifications
   readonly listener: RowChangeListener
@@ -144,51 +162,40 @@ class PgRowFeed implements NotificationSubscriber {
     this.#unsubscribe = this.notifications.subscribe(ROW_CHANGE_CHANNEL, this)
   }
 
-  echo(key: string): Promise<void> {
-    if (!this.live) return Promise.resolve()
-    return new Promise((resolve) => {
-      const waiting = this.#echoes.get(key) ?? new Set()
-      this.#echoes.set(key, waiting)
-      const done = () => {
-        clearTimeout(timer)
-        waiting.delete(done)
-        if (waiting.size === 0 && this.#echoes.get(key) === waiting) this.#echoes.delete(key)
-        resolve()
-      }
-      const timer = setTimeout(done, ECHO_WAIT_MS)
-      timer.unref()
-      waiting.add(done)
-    })
-  }
-
-  #echoAll(): void {
-    for (const waiting of [...this.#echoes.values()]) for (const done of [...waiting]) done()
-  }
-
-  stop(): void {
+  async stop(): Promise<void> {
     this.#unsubscribe?.()
     this.#unsubscribe = null
     this.live = false
-    this.#echoAll()
+    // Writers must not wait for a feed that is gone while its connection lives on.
+    await this.notifications.query(UNREGISTER_FEED, [this.id]).catch(() => {})
   }
 
   notify(payload: string): void {
-    const [schema, table, id] = payload.split(' ')
+    const [schema, kind, id] = payload.split(' ')
     if (schema !== this.notifications.schema || id === undefined) return
-    this.listener.changed(table as WatchedTable, id)
-    for (const done of [...(this.#echoes.get(`${table} ${id}`) ?? [])]) done()
+    if (kind === SYNC_KIND) {
+      // Every change committed before the writer asked came in before this message (commit order).
+      this.notifications
+        .query(SEND_ROW_NOTICE, [ROW_CHANGE_CHANNEL, `${schema} ${ACK_KIND} ${id} ${this.id}`])
+        .catch((error: unknown) => this.log('could not acknowledge a row-change sync', error))
+      return
+    }
+    if (kind === ACK_KIND) return
+    this.listener.changed(kind as WatchedTable, id)
   }
 
   up(): void {
     // Rows cached before this point may have changed unreported.
     this.listener.reset()
     this.live = true
+    this.notifications
+      .query(REGISTER_FEED, [this.id])
+      .catch((error: unknown) => this.log('could not register the row-change feed', error))
   }
 
   down(error: Error | null): void {
     this.live = false
     this.listener.reset()
-    this.#echoAll()
     if (error && this.#unsubscribe) {
       this.log('row-change LISTEN connection lost; reading rows until it is back', error)
     }

@@ -24,6 +24,7 @@ import { migration as fileRevisions } from './0018_file_revisions.ts'
 import { migration as workerRound } from './0019_worker_round.ts'
 import { migration as outboxPages } from './0020_outbox_pages.ts'
 import { migration as accountTokenRevocation } from './0021_account_token_revocation.ts'
+import { migration as authListeners } from './0022_auth_listeners.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -57,4 +58,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0019_worker_round', migration: workerRound },
   { name: '0020_outbox_pages', migration: outboxPages },
   { name: '0021_account_token_revocation', migration: accountTokenRevocation },
+  { name: '0022_auth_listeners', migration: authListeners },
 ]
