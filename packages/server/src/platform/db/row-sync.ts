@@ -19,11 +19,6 @@ import type { Database } from './schema.ts'
 /** How long a writer waits for every feed's acknowledgement. */
 export const SYNC_WAIT_MS = 2_000
 
-interface Waiter {
-  expected: Set<string>
-  done: () => void
-}
-
 const LIVE_FEEDS = sql<{ feed_id: string }>`select l.feed_id from auth_listeners l
   join pg_stat_activity a on a.pid = l.pid and a.backend_start = l.backend_start`
 
@@ -39,7 +34,14 @@ export async function awaitRowChangesSeen(
   db: { syncRowChanges?: SyncRowChanges },
   log: { warn(details: object, message: string): void },
 ): Promise<void> {
-  const missing = (await db.syncRowChanges?.()) ?? []
+  let missing: string[]
+  try {
+    missing = (await db.syncRowChanges?.()) ?? []
+  } catch (err) {
+    // The change is committed; only the wait failed (the database went away meanwhile).
+    log.warn({ err }, 'could not wait for the row-change feeds to acknowledge a change')
+    return
+  }
   if (missing.length > 0) {
     log.warn({ feeds: missing }, 'row-change feeds did not acknowledge a change in time; answering anyway')
   }
@@ -50,26 +52,46 @@ export function pgRowSync(notifications: PgNotifications, kysely: Kysely<Databas
   return async () => {
     if (!(await acks.start())) return []
     const nonce = randomUUID()
-    let waiter: Waiter | undefined
-    const answered = new Promise<void>((resolve) => {
-      waiter = { expected: new Set(), done: resolve }
-    })
-    if (!waiter) return []
+    const { rows } = await LIVE_FEEDS.execute(kysely)
+    if (rows.length === 0) return []
+    // Counted before the sync goes out: every acknowledgement that can come finds its waiter.
+    const waiter = new Waiter(rows.map((row) => row.feed_id))
+    acks.waiting.set(nonce, waiter)
     try {
-      // Before the sync goes out: every ack that can come is counted against this set.
-      const { rows } = await LIVE_FEEDS.execute(kysely)
-      for (const row of rows) waiter.expected.add(row.feed_id)
-      acks.waiting.set(nonce, waiter)
       const payload = `${notifications.schema} ${SYNC_KIND} ${nonce}`
       await sql`select pg_notify(${ROW_CHANGE_CHANNEL}, ${payload})`.execute(kysely)
-      if (waiter.expected.size === 0) return []
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, SYNC_WAIT_MS)))])
-      clearTimeout(timer)
-      return [...waiter.expected]
+      return await waiter.settled(SYNC_WAIT_MS)
     } finally {
       acks.waiting.delete(nonce)
     }
+  }
+}
+
+/** The feeds one sync still waits for. */
+class Waiter {
+  readonly #expected: Set<string>
+  #done: (() => void) | null = null
+
+  constructor(feeds: string[]) {
+    this.#expected = new Set(feeds)
+  }
+
+  acknowledged(feed: string): void {
+    this.#expected.delete(feed)
+    if (this.#expected.size === 0) this.#done?.()
+  }
+
+  /** Resolves to the feeds that had not acknowledged when all did or `ms` passed. */
+  async settled(ms: number): Promise<string[]> {
+    if (this.#expected.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        this.#done = resolve
+        timer = setTimeout(resolve, ms)
+      })
+      clearTimeout(timer)
+    }
+    return [...this.#expected]
   }
 }
 
@@ -107,10 +129,7 @@ class AckListener implements NotificationSubscriber {
   notify(payload: string): void {
     const [schema, kind, nonce, feed] = payload.split(' ')
     if (kind !== ACK_KIND || schema !== this.notifications.schema || !nonce || !feed) return
-    const waiter = this.waiting.get(nonce)
-    if (!waiter) return
-    waiter.expected.delete(feed)
-    if (waiter.expected.size === 0) waiter.done()
+    this.waiting.get(nonce)?.acknowledged(feed)
   }
 
   up(): void {
