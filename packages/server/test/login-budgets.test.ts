@@ -1,7 +1,8 @@
 // Failed-login budgets that an anonymous client cannot spend for someone else: made-up usernames
-// have no budget of their own (no row per name; a bounded set of shared budgets instead) and never
-// touch a real account's, so a client failing at made-up names behind the proxy does not stop a
-// real user elsewhere; a real name attacked from many addresses is still limited.
+// have no budget of their own (no row per name; a bounded set of shared budgets instead, throttled
+// like a real name so a 429 tells no names apart) and never touch a real account's, so a client
+// failing at made-up names behind the proxy does not stop a real user elsewhere; a real name
+// attacked from many addresses is still limited.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { clientKey, UNKNOWN_NAME_BUCKETS } from '../src/modules/accounts/login-budgets.ts'
@@ -66,7 +67,8 @@ for (const dialect of dialects()) {
         .select('key')
         .where('key', 'like', 'unknown:%')
         .execute()
-      assert.ok(unknown.length <= UNKNOWN_NAME_BUCKETS)
+      // Per bucket, and per bucket and client (one client here).
+      assert.ok(unknown.length <= 2 * UNKNOWN_NAME_BUCKETS, `${unknown.length} rows`)
     })
 
     test('a real name attacked from many addresses is still limited (10 x LIMIT checks)', async () => {
@@ -78,6 +80,16 @@ for (const dialect of dialects()) {
       )
       assert.ok((counts[401] ?? 0) <= 10 * LIMIT, JSON.stringify(counts))
       assert.ok((counts[429] ?? 0) >= 2 * LIMIT, JSON.stringify(counts))
+    })
+
+    test('a made-up name is throttled like a real one: 429 after LIMIT failures from one client', async () => {
+      const account = await newAccount(t.app)
+      for (const name of [account.username, `nobody${process.pid}`]) {
+        for (let i = 0; i < LIMIT; i++) {
+          assert.equal((await attempt(name, 'wrong password', '192.0.2.44')).statusCode, 401, name)
+        }
+        assert.equal((await attempt(name, 'wrong password', '192.0.2.44')).statusCode, 429, name)
+      }
     })
 
     test('a made-up name guessed at from many addresses is throttled like a real one', async () => {

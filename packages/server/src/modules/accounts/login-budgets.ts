@@ -6,9 +6,10 @@
 // - a username that exists: L per (username, client), 10 L per username from any clients (spreading
 //   a guessing run over many addresses does not multiply it);
 // - usernames that do not exist: no budget of their own (a made-up name never touches a real
-//   account's budget, and leaves no row per name), but one of UNKNOWN_NAME_BUCKETS shared budgets of
-//   10 L each, chosen by the name's hash: rows stay bounded, and guessing at a made-up name is
-//   throttled like guessing at a real one;
+//   account's budget, and leaves no row per name); instead the same two budgets per one of
+//   UNKNOWN_NAME_BUCKETS buckets, chosen by the name's hash: L per (bucket, client), 10 L per bucket.
+//   Rows stay bounded, and a made-up name is throttled like a real one (the 429 does not tell
+//   which names exist);
 // - 10 L per client, all usernames together.
 // The client is request.ip (the peer, or with TESSERA_TRUST_PROXY the address the proxy reports);
 // an IPv6 client counts by its /64, which one host usually holds whole.
@@ -50,15 +51,10 @@ function unknownBucket(username: string): number {
 /** The budgets an attempt at `username` from `ip` spends; the first is the one a success clears. */
 export function failureBudgets(username: string, ip: string, accountExists: boolean): Budget[] {
   const client = clientKey(ip)
-  if (!accountExists) {
-    return [
-      { key: `unknown:${unknownBucket(username)}`, limit: 10 },
-      { key: `ip:${client}`, limit: 10 },
-    ]
-  }
+  const name = accountExists ? `account:${username}` : `unknown:${unknownBucket(username)}`
   return [
-    { key: `user:${username}|ip:${client}`, limit: 1 },
-    { key: `account:${username}`, limit: 10 },
+    { key: `${name}|ip:${client}`, limit: 1 },
+    { key: name, limit: 10 },
     { key: `ip:${client}`, limit: 10 },
   ]
 }
