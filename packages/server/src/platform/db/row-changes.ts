@@ -24,9 +24,11 @@ export const SYNC_KIND = 'sync'
 export const ACK_KIND = 'ack'
 export const SEND_ROW_NOTICE = 'select pg_notify($1, $2)'
 // On the feed's LISTEN connection: its backend is the one the feed hears on.
-// Rows of feeds whose backend is gone (a process that died) go on the way.
-const REGISTER_FEED = `with gone as (delete from auth_listeners l where not exists (select 1 from pg_stat_activity a
-    where a.pid = l.pid and a.backend_start = l.backend_start))
+// Rows of feeds whose backend is gone (a process that died) go on the way, once an hour old: a row
+// re-registered this moment by another feed (on a new backend this statement's view of
+// pg_stat_activity may not hold yet) is never taken for dead. Dead rows are ignored until then.
+const REGISTER_FEED = `with gone as (delete from auth_listeners l where l.backend_start < now() - interval '1 hour'
+    and not exists (select 1 from pg_stat_activity a where a.pid = l.pid and a.backend_start = l.backend_start))
   insert into auth_listeners (feed_id, pid, backend_start)
   select $1, pid, backend_start from pg_stat_activity where pid = pg_backend_pid()
   on conflict (feed_id) do update set pid = excluded.pid, backend_start = excluded.backend_start`
@@ -143,6 +145,8 @@ class PgRowFeed implements NotificationSubscriber {
   /** This feed in auth_listeners: writers wait for its acknowledgements (row-sync.ts). */
   readonly id = randomUUID()
   #unsubscribe: (() => void) | null = null
+  /** Moves on every up and down: a registration answered after a loss must not make it live. */
+  #epoch = 0
 
   readonly notifications: PgNotifications
   readonly listener: RowChangeListener
@@ -165,6 +169,7 @@ class PgRowFeed implements NotificationSubscriber {
   async stop(): Promise<void> {
     this.#unsubscribe?.()
     this.#unsubscribe = null
+    this.#epoch++
     this.live = false
     // Writers must not wait for a feed that is gone while its connection lives on.
     await this.notifications.query(UNREGISTER_FEED, [this.id]).catch(() => {})
@@ -187,13 +192,20 @@ class PgRowFeed implements NotificationSubscriber {
   up(): void {
     // Rows cached before this point may have changed unreported.
     this.listener.reset()
-    this.live = true
-    this.notifications
-      .query(REGISTER_FEED, [this.id])
-      .catch((error: unknown) => this.log('could not register the row-change feed', error))
+    // Covered only once registered: until then writers would not wait for this feed.
+    const epoch = ++this.#epoch
+    this.notifications.query(REGISTER_FEED, [this.id]).then(
+      (rows) => {
+        if (rows === null || !this.#unsubscribe || epoch !== this.#epoch) return
+        this.listener.reset()
+        this.live = true
+      },
+      (error: unknown) => this.log('could not register the row-change feed; reading rows', error),
+    )
   }
 
   down(error: Error | null): void {
+    this.#epoch++
     this.live = false
     this.listener.reset()
     if (error && this.#unsubscribe) {
