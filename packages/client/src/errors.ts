@@ -81,6 +81,8 @@ export function isSessionLost(error: unknown): error is TesseraError {
       error.code === 'SESSION_EXPIRED' ||
       error.code === 'SESSION_DELETED' ||
       error.code === 'SESSION_INVALID' ||
-      error.code === 'ACCOUNT_DISABLED')
+      error.code === 'ACCOUNT_DISABLED' ||
+      // The auth token was revoked (a password change): sign in again.
+      error.code === 'TOKEN_REVOKED')
   )
 }

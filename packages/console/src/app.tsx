@@ -18,6 +18,7 @@ const LOST: Record<SessionLostCode, string> = {
   AUTH_TOKEN_EXPIRED: 'Your sign-in expired.',
   AUTH_TOKEN_INVALID: 'Your sign-in is no longer valid.',
   ACCOUNT_DISABLED: 'Your account was disabled.',
+  TOKEN_REVOKED: 'Your password was changed elsewhere: sign in again.',
 }
 
 /** Only these can be fixed by taking a new session with the same sign-in. */

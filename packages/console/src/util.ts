@@ -24,6 +24,7 @@ const MESSAGES: Record<string, string> = {
   NO_LICENSE_AVAILABLE:
     'No license is available: every license of this server is in use. Try again when someone signs out.',
   ACCOUNT_DISABLED: 'This account is disabled.',
+  LAST_ADMIN: 'This would leave no enabled administrator.',
   FORBIDDEN: 'You are not allowed to do this (your role on this file or record does not permit it).',
   NOT_FOUND: 'Not found: it was removed, or it is not shared with you.',
   CONFLICT: 'Someone changed this in the meantime, or it already exists.',

@@ -1,7 +1,7 @@
 // buildApp(config): the whole API as a Fastify instance, not listening. Tests use app.inject()
 // or listen on port 0; `tessera serve` listens on PORT/HOST.
 import fastifyCookie from '@fastify/cookie'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Type } from 'typebox'
 import { consoleRoutes } from './console.ts'
 import { type DeliveryMetrics, DeliveryWorker } from './delivery/index.ts'
@@ -50,6 +50,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    // X-Forwarded-For/-Proto/-Host only from the configured proxies (TESSERA_TRUST_PROXY).
+    ...trustProxyOption(config),
     ...httpServerOptions(config),
   })
   installHttpLimits(app, config)
@@ -173,6 +175,13 @@ function startWorkers(
     // Running conversions are killed and their jobs re-queued, untouched, for the next worker.
     app.addHook('preClose', async () => conversions.stop())
   }
+}
+
+/** Fastify's option; a hop count as the function Fastify makes of one (its types take no number). */
+function trustProxyOption(config: Config): Pick<FastifyServerOptions, 'trustProxy'> {
+  const trust = config.trustProxy
+  if (typeof trust !== 'number') return { trustProxy: trust }
+  return { trustProxy: (_address: string, hop: number) => hop < trust }
 }
 
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) })

@@ -206,15 +206,13 @@ async function listenersUp(url: string, schema: string | undefined, count: numbe
   await client.connect()
   try {
     for (let i = 0; i < 500; i++) {
+      // A feed registers itself once its LISTEN is answered (platform/db/row-sync.ts).
       const { rows } = await client.query<{ n: string }>(
-        `select count(*) as n from pg_stat_activity where application_name = $1 and query ilike 'listen %'`,
+        `select count(*) as n from ${schema ?? 'public'}.auth_listeners l join pg_stat_activity a
+           on a.pid = l.pid and a.backend_start = l.backend_start where a.application_name = $1`,
         [`tessera-listen:${schema}`],
       )
-      if (Number(rows[0]?.n) >= count) {
-        // The LISTEN is sent; the feed counts as up once its answer is back.
-        await sleep(50)
-        return
-      }
+      if (Number(rows[0]?.n) >= count) return
       await sleep(20)
     }
     assert.fail('row-change listeners did not come up')

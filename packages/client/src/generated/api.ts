@@ -123,7 +123,7 @@ export interface paths {
         get?: never;
         /**
          * Change your password
-         * @description Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past the limit). The new one follows the creation rule (at least 10 characters, else 400). The session stays valid; auth tokens already issued stay valid until they expire.
+         * @description Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past the limit). The new one follows the creation rule (at least 10 characters, else 400). The session stays valid; every auth token issued before the change is refused from the answer on, by every process (401 TOKEN_REVOKED). The answer carries a fresh auth token in `cookies` (or, when the token came as a cookie, sets the cookie to it).
          */
         put: operations["changePassword"];
         post?: never;
@@ -736,7 +736,7 @@ export interface paths {
         head?: never;
         /**
          * Disable or enable an account (admins only)
-         * @description Disabling ends the account’s session in the same transaction (its license is free at once) and its tokens are refused from then on. An admin cannot disable their own account (400).
+         * @description Disabling ends the account’s session in the same transaction (its license is free at once) and its tokens are refused from then on. An admin cannot disable their own account (400). A change that would leave no enabled administrator (two admins disabling each other at once: the second) answers 409 LAST_ADMIN.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -994,7 +994,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "LAST_ADMIN" | "TOKEN_REVOKED";
         };
         /** CurrentAccount */
         CurrentAccount: {
@@ -1541,7 +1541,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1674,7 +1674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1783,7 +1783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1840,12 +1840,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": true
+                     *       "success": true,
+                     *       "cookies": "jsonwebtoken=eyJhbGciOiJSUzI1NiJ9"
                      *     }
                      */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /** @description jsonwebtoken=<AUTH_TOKEN>: a fresh auth token (every token issued before the change is now refused with 401 TOKEN_REVOKED). Absent when the auth token came as a cookie: the cookie `jsonwebtoken` is then set to the fresh token instead. */
+                        cookies?: string;
                     };
                 };
             };
@@ -1860,7 +1863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1962,7 +1965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2045,7 +2048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2136,7 +2139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2213,7 +2216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2355,7 +2358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2470,7 +2473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2589,7 +2592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2622,7 +2625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2750,7 +2753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2826,7 +2829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2931,7 +2934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3031,7 +3034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3127,7 +3130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3219,7 +3222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3241,7 +3244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3364,7 +3367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3397,7 +3400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3526,7 +3529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3628,7 +3631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3729,7 +3732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3751,7 +3754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3870,7 +3873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3946,7 +3949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4084,7 +4087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4240,7 +4243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4354,7 +4357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4448,7 +4451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4481,7 +4484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4564,7 +4567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4690,7 +4693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4723,7 +4726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4824,7 +4827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4932,7 +4935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5173,7 +5176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5206,7 +5209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5425,7 +5428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5458,7 +5461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5588,7 +5591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5738,7 +5741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5876,7 +5879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6137,7 +6140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6170,7 +6173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6321,7 +6324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6448,7 +6451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6470,7 +6473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6561,7 +6564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6583,7 +6586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6665,7 +6668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6767,7 +6770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6789,7 +6792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6897,7 +6900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7027,7 +7030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7101,7 +7104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */

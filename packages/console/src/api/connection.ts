@@ -17,6 +17,7 @@ export type SessionLostCode =
   | 'AUTH_TOKEN_EXPIRED'
   | 'AUTH_TOKEN_INVALID'
   | 'ACCOUNT_DISABLED'
+  | 'TOKEN_REVOKED'
 
 const SESSION_CODES = new Set<string>([
   'SESSION_SUPERSEDED',
@@ -27,6 +28,7 @@ const SESSION_CODES = new Set<string>([
   'AUTH_TOKEN_EXPIRED',
   'AUTH_TOKEN_INVALID',
   'ACCOUNT_DISABLED',
+  'TOKEN_REVOKED',
 ])
 
 const isSessionCode = (code: unknown): code is SessionLostCode =>

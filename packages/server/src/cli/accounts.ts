@@ -37,7 +37,8 @@ export async function accounts(config: Config, args: string[]): Promise<void> {
     }
     // Asked (or read from stdin) before the database opens: a typo does not leave it open.
     const password = await readNewPassword()
-    const account = await withContext(config, (ctx) =>
+    // The record as the API shows it (the revocation time is internal).
+    const { tokensValidAfter: _internal, ...account } = await withContext(config, (ctx) =>
       createAccount(ctx, {
         email: values.email ?? '',
         username: values.username ?? '',

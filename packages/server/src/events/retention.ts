@@ -32,7 +32,7 @@ export interface Pruned {
 }
 
 // No index leads from a file to its events (migration 0009 dropped it: it cost every emit a B-tree
-// page); the one from an event to its deliveries is back (0021) for the foreign key's checks when
+// page); the one from an event to its deliveries is back (0022) for the foreign key's checks when
 // events are deleted. The deliveries of a span of events are found by their primary key anyway: an
 // event and its deliveries are written with the same `now` (outbox.ts), and record ids begin with
 // their second (platform/ids.ts), so they are the deliveries of that span of seconds.

@@ -310,7 +310,7 @@ export class StreamHub implements Waker {
 
   /**
    * Every stream gets a ping; one still over the buffer bound at two heartbeats in a row is not
-   * draining and is disconnected; expired tokens and disabled accounts end their streams.
+   * draining and is disconnected; expired or revoked tokens and disabled accounts end their streams.
    */
   async #heartbeat(): Promise<void> {
     const now = Date.now()
@@ -331,15 +331,23 @@ export class StreamHub implements Waker {
         subscriber.write(PING)
       }
     }
-    await this.#endDisabled()
+    await this.#endRefused()
   }
 
-  async #endDisabled(): Promise<void> {
+  async #endRefused(): Promise<void> {
     const accounts = [...this.#byAccount.keys()]
     if (accounts.length === 0) return
     try {
-      for (const id of await store.disabledAmong(this.db, accounts)) {
-        for (const subscriber of this.#byAccount.get(id) ?? []) subscriber.end('account disabled')
+      for (const refusal of await store.refusalsAmong(this.db, accounts)) {
+        for (const subscriber of this.#byAccount.get(refusal.id) ?? []) {
+          const issuedAt = subscriber.spec?.issuedAt ?? 0
+          if (refusal.disabled) subscriber.end('account disabled')
+          else if (issuedAt < refusal.tokensValidAfter) {
+            subscriber.end(
+              'auth token revoked (password change); reconnect with a fresh token and Last-Event-ID',
+            )
+          }
+        }
       }
     } catch (err) {
       this.#options.log.warn({ err }, 'event stream: checking accounts failed')

@@ -169,14 +169,30 @@ export async function positionOf(db: Db, eventId: string, accountId: string): Pr
   return row ? { tx: Number(row.tx), seq: Number(row.seq) } : null
 }
 
-const DISABLED_SQLITE =
-  'select id from accounts where disabled = 1 and id in (select value from json_each(?))'
-const DISABLED_PG = 'select id from accounts where disabled = 1 and id = any($1::text[])'
+const REFUSED_SQLITE =
+  'select id, disabled, tokens_valid_after from accounts where id in (select value from json_each(?)) ' +
+  'and (disabled = 1 or tokens_valid_after > 0)'
+const REFUSED_PG =
+  'select id, disabled, tokens_valid_after from accounts where id = any($1::text[]) ' +
+  'and (disabled = 1 or tokens_valid_after > 0)'
 
-/** Which of `accounts` are disabled now (their streams end). */
-export async function disabledAmong(db: Db, accounts: string[]): Promise<string[]> {
-  const rows = await query<{ id: string }>(db, DISABLED_SQLITE, DISABLED_PG, [
-    listParam(db.dialect, accounts),
-  ])
-  return rows.map((r) => r.id)
+/**
+ * Of `accounts`, those that are disabled (every stream ends) or whose tokens were ever revoked, with
+ * the time of the last revocation (streams opened with a token issued before it end).
+ */
+export async function refusalsAmong(
+  db: Db,
+  accounts: string[],
+): Promise<Array<{ id: string; disabled: boolean; tokensValidAfter: number }>> {
+  const rows = await query<{ id: string; disabled: number; tokens_valid_after: number | string }>(
+    db,
+    REFUSED_SQLITE,
+    REFUSED_PG,
+    [listParam(db.dialect, accounts)],
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    disabled: Number(r.disabled) === 1,
+    tokensValidAfter: Number(r.tokens_valid_after),
+  }))
 }

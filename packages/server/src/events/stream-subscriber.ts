@@ -23,6 +23,8 @@ export interface StreamSpec {
   lastEventId: string | null
   /** The auth token's expiry: the stream ends then (the client reconnects with a fresh token). */
   expiresAt: number
+  /** When the auth token was issued (epoch ms): a revocation after it ends the stream. */
+  issuedAt: number
   sink: StreamSink
 }
 

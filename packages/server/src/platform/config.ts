@@ -2,6 +2,7 @@
 // Configuration: every TESSERA_* environment variable (docs/operations.md), parsed and validated once
 // at start-up. The table below is the single source for parsing, defaults and `tessera serve --help`.
 import path from 'node:path'
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts'
 import { parseDuration, parseSize } from './units.ts'
 
 export interface Config {
@@ -278,7 +279,7 @@ export const VARIABLES: Variable[] = [
     name: 'TESSERA_LOGIN_MAX_FAILURES',
     key: 'loginMaxFailures',
     default: '10',
-    help: 'failed logins per username and IP within the window before 429',
+    help: 'failed logins per existing username and client within the window before 429 (docs: login budgets)',
     parse: integer(1),
   },
   {
@@ -521,6 +522,22 @@ function origins(raw: string): string[] {
   }
   return list
 }
+
+// Behind a reverse proxy: whose X-Forwarded-* headers give the client address, protocol and host.
+export interface Config {
+  /** Fastify's `trustProxy`: false (default), true, a hop count, or the proxies' addresses. */
+  trustProxy: TrustProxy
+}
+
+VARIABLES.push({
+  name: 'TESSERA_TRUST_PROXY',
+  key: 'trustProxy',
+  default: 'false',
+  help:
+    'trust X-Forwarded-For/-Proto/-Host from these peers: false, true (any peer), a hop count, or ' +
+    'comma-separated IPs/CIDRs/loopback (the proxies); feeds the client IP of login budgets and Secure cookies',
+  parse: parseTrustProxy,
+})
 
 VARIABLES.push({
   name: 'TESSERA_CORS_ORIGINS',

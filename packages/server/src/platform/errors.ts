@@ -66,6 +66,10 @@ export const ERRORS = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, title: 'Bad Request' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Conflict' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Unprocessable Content' },
+  // Accounts: a change that would leave no enabled administrator; an auth token issued before the
+  // account's tokens were revoked (password change or reset, disabling).
+  LAST_ADMIN: { status: 409, title: 'Conflict' },
+  TOKEN_REVOKED: { status: 401, title: 'Unauthorized' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

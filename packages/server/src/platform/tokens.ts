@@ -1,5 +1,6 @@
-// RS256 tokens. Auth tokens carry `id` (account), `iat`, `exp`; any token signed with the instance
-// key naming an enabled account is valid (single sign-on). Session tokens are signed pointers to a
+// RS256 tokens. Auth tokens carry `id` (account), `iat`, `iat_ms`, `exp`; any token signed with the
+// instance key naming an enabled account and issued after the account's last revocation is valid
+// (single sign-on). Session tokens are signed pointers to a
 // server-side session row and carry a distinct `typ`, so one can never be used as the other.
 //
 // Verifying RS256 costs ~80 µs, so verified signatures are cached by token string. Only the
@@ -15,6 +16,12 @@ export const CLOCK_SKEW_MS = 60_000
 
 export interface AuthClaims {
   accountId: string
+  /**
+   * Epoch ms the token was issued: `iat_ms` when the token carries one consistent with `iat`
+   * (tokens this server signs), else `iat` × 1000 (1-second resolution), else 0 (unknown: refused
+   * once the account's tokens were ever revoked).
+   */
+  issuedAt: number
   /** Epoch ms after which the token is refused. */
   expiresAt: number
   notBefore: number
@@ -66,6 +73,14 @@ class TokenCache<V> {
   }
 }
 
+function issuedAtOf(payload: { iat?: unknown; iat_ms?: unknown }): number {
+  if (typeof payload.iat !== 'number') return 0
+  const iatMs = payload.iat_ms
+  // iat_ms must lie in iat's second: a signer cannot move a token later than its iat says.
+  if (typeof iatMs === 'number' && Math.floor(iatMs / 1000) === payload.iat) return iatMs
+  return payload.iat * 1000
+}
+
 export class TokenService {
   readonly #authCache = new TokenCache<AuthClaims>(10_000)
   readonly #sessionCache = new TokenCache<SessionClaims>(10_000)
@@ -79,9 +94,15 @@ export class TokenService {
     this.authTokenTtlMs = authTokenTtlMs
   }
 
+  /**
+   * `iat_ms` carries the issue time in milliseconds beside `iat` (seconds): a token issued in the
+   * same second as, but after, a revocation (the fresh token of a password change) is accepted,
+   * and one issued before it in that second is refused.
+   */
   async signAuthToken(accountId: string, ttlMs = this.authTokenTtlMs): Promise<string> {
-    const now = Math.floor(Date.now() / 1000)
-    return new SignJWT({ id: accountId })
+    const nowMs = Date.now()
+    const now = Math.floor(nowMs / 1000)
+    return new SignJWT({ id: accountId, iat_ms: nowMs })
       .setProtectedHeader({ alg: 'RS256', kid: this.keys.kid, typ: 'JWT' })
       .setIssuedAt(now)
       .setExpirationTime(now + Math.max(1, Math.floor(ttlMs / 1000)))
@@ -119,7 +140,7 @@ export class TokenService {
     } else {
       throw new AppError('AUTH_TOKEN_INVALID', 'The auth token has neither exp nor iat.')
     }
-    return { accountId: payload.id, expiresAt, notBefore }
+    return { accountId: payload.id, expiresAt, notBefore, issuedAt: issuedAtOf(payload) }
   }
 
   async signSessionToken(sessionId: string, accountId: string): Promise<string> {

@@ -3,47 +3,48 @@
 import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
 import { idCursor } from '../../platform/cursors.ts'
-import type { Executor } from '../../platform/db/index.ts'
+import { awaitRowChangesSeen, type Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
-import {
-  type Account,
-  checkedEmail,
-  checkNewPassword,
-  releaseLoginAttempt,
-  reserveLoginAttempt,
-  toAccount,
-} from './service.ts'
+import { type Account, checkedEmail, checkNewPassword, toAccount } from './service.ts'
 
 /**
  * The signed-in user changes their password; the current one must be given. Wrong guesses count
  * against the same budget as failed logins (a stolen session must not become a password oracle).
  * The caller keeps its session: an account holds one session at a time, so no other session exists.
+ * Every auth token issued before the change is revoked; the caller gets a fresh one, issued after.
  */
 export async function changePassword(
   ctx: AppContext,
   accountId: string,
   input: { currentPassword: string; newPassword: string; ip: string },
-): Promise<void> {
+): Promise<{ token: string }> {
   checkNewPassword(input.newPassword)
   const row = await repo.findAccountById(ctx.db.kysely, accountId)
   if (!row) throw new AppError('NOT_FOUND', 'No such account.')
-  await reserveLoginAttempt(ctx, row.username, input.ip, Date.now())
+  const budgets = failureBudgets(row.username, input.ip, true)
+  await reserveLoginAttempt(ctx, budgets, Date.now())
   if (!(await verify(row.password_hash, input.currentPassword))) {
     // The reservation stays: it is the record of the failed attempt.
     throw new AppError('WRONG_PASSWORD', 'The current password is wrong.')
   }
-  await releaseLoginAttempt(ctx, row.username, input.ip)
+  await releaseLoginAttempt(ctx, budgets)
   await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
+  // Every process refuses the old tokens before the answer.
+  await awaitRowChangesSeen(ctx.db, ctx.log)
+  // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
+  return { token: await ctx.tokens.signAuthToken(accountId) }
 }
 
-/** An operator sets a password (CLI); same rules as at creation. */
+/** An operator sets a password (CLI); same rules as at creation. Revokes the account's auth tokens. */
 export async function setPassword(ctx: AppContext, accountId: string, password: string): Promise<void> {
   checkNewPassword(password)
   const passwordHash = await hash(password)
   if (!(await repo.setPasswordHash(ctx.db.kysely, accountId, passwordHash, Date.now()))) {
     throw new AppError('NOT_FOUND', 'No such account.')
   }
+  await awaitRowChangesSeen(ctx.db, ctx.log)
 }
 
 /**

@@ -10,6 +10,7 @@ export { accountRoutes } from './routes.ts'
 export { AccountView } from './schemas.ts'
 export {
   type Account,
+  checkAdminMayDisable,
   createAccount,
   ensureInitialAdmin,
   findAccount,

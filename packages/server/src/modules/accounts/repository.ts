@@ -1,11 +1,11 @@
 // SQL of the accounts module: accounts and the failed-login counters.
-import { sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
 import type { AccountsTable } from '../../platform/db/schema.ts'
 
-export type AccountRow = AccountsTable
+export type AccountRow = Selectable<AccountsTable>
 
-export function insertAccount(db: Executor, row: AccountRow): Promise<unknown> {
+export function insertAccount(db: Executor, row: Insertable<AccountsTable>): Promise<unknown> {
   return db.insertInto('accounts').values(row).execute()
 }
 
@@ -41,10 +41,24 @@ export async function countAccounts(db: Executor): Promise<number> {
 export async function setAccountDisabled(db: Executor, id: string, disabled: boolean, now: number) {
   const result = await db
     .updateTable('accounts')
-    .set({ disabled: disabled ? 1 : 0, updated_at: now })
+    // Disabling also revokes every auth token issued so far: enabling again does not revive them.
+    .set(
+      disabled ? { disabled: 1, updated_at: now, tokens_valid_after: now } : { disabled: 0, updated_at: now },
+    )
     .where('id', '=', id)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
+}
+
+/** IDs of the enabled administrators. */
+export async function enabledAdminIds(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('is_admin', '=', 1)
+    .where('disabled', '=', 0)
+    .execute()
+  return rows.map((row) => row.id)
 }
 
 export function findLoginFailures(db: Executor, key: string) {
@@ -86,6 +100,11 @@ export function releaseLoginAttempt(db: Executor, key: string) {
     .execute()
 }
 
+/** Housekeeping: counters whose window ended before `before` count for nothing. */
+export function deleteLoginFailuresBefore(db: Executor, before: number) {
+  return db.deleteFrom('login_failures').where('window_start', '<=', before).execute()
+}
+
 export function clearLoginFailures(db: Executor, key: string) {
   return db.deleteFrom('login_failures').where('key', '=', key).execute()
 }
@@ -100,10 +119,11 @@ export function listAccountsAfter(
   return query.execute()
 }
 
+/** A new password revokes every auth token issued before `now`. */
 export async function setPasswordHash(db: Executor, id: string, passwordHash: string, now: number) {
   const result = await db
     .updateTable('accounts')
-    .set({ password_hash: passwordHash, updated_at: now })
+    .set({ password_hash: passwordHash, updated_at: now, tokens_valid_after: now })
     .where('id', '=', id)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0

@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify'
 import { AUTH_COOKIE, credentialCookie, requireCsrfProof, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { changePassword } from './changes.ts'
-import { CurrentAccount, CurrentAccountAnswer, LoginBody, LoginResult, Ok, PasswordBody } from './schemas.ts'
+import {
+  CurrentAccount,
+  CurrentAccountAnswer,
+  LoginBody,
+  LoginResult,
+  PasswordBody,
+  PasswordResult,
+} from './schemas.ts'
 import { login } from './service.ts'
 
 export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -77,13 +84,18 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
         description:
           'Needs the current password (403 WRONG_PASSWORD; failures count like failed logins, 429 past ' +
           'the limit). The new one follows the creation rule (at least 10 characters, else 400). The ' +
-          'session stays valid; auth tokens already issued stay valid until they expire.',
+          'session stays valid; every auth token issued before the change is refused from the answer ' +
+          'on, by every process (401 TOKEN_REVOKED). The answer carries a fresh auth token in ' +
+          '`cookies` (or, when the token came as a cookie, sets the cookie to it).',
         body: PasswordBody,
-        response: { 200: Ok },
+        response: { 200: PasswordResult },
       },
     },
-    async (request) => {
-      await changePassword(ctx, request.auth.accountId, { ...request.body, ip: request.ip })
+    async (request, reply) => {
+      const { token } = await changePassword(ctx, request.auth.accountId, { ...request.body, ip: request.ip })
+      if (request.auth.via === 'headers') return { success: true as const, cookies: `jsonwebtoken=${token}` }
+      const maxAge = Math.floor(ctx.config.authTokenTtlMs / 1000)
+      reply.setCookie(AUTH_COOKIE, token, credentialCookie(request, 'strict', maxAge))
       return { success: true as const }
     },
   )

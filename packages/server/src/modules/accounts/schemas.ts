@@ -38,7 +38,18 @@ export const PasswordBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const Ok = Type.Object({ success: Type.Literal(true) })
+export const PasswordResult = Type.Object({
+  success: Type.Literal(true),
+  cookies: Type.Optional(
+    Type.String({
+      description:
+        'jsonwebtoken=<AUTH_TOKEN>: a fresh auth token (every token issued before the change is now ' +
+        'refused with 401 TOKEN_REVOKED). Absent when the auth token came as a cookie: the cookie ' +
+        '`jsonwebtoken` is then set to the fresh token instead.',
+      pattern: '^jsonwebtoken=',
+    }),
+  ),
+})
 
 /** Who the presented tokens belong to (GET /account/me). */
 export const CurrentAccount = Type.Object(

@@ -5,7 +5,7 @@ import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { rateLimitRefusal } from '../../platform/rate-limit-headers.ts'
+import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
 
 export interface Account {
@@ -15,6 +15,8 @@ export interface Account {
   isAdmin: boolean
   disabled: boolean
   created: string
+  /** Epoch ms: auth tokens issued before it are refused (TOKEN_REVOKED). Not in API answers. */
+  tokensValidAfter: number
 }
 
 export function toAccount(row: repo.AccountRow): Account {
@@ -25,6 +27,7 @@ export function toAccount(row: repo.AccountRow): Account {
     isAdmin: row.is_admin === 1,
     disabled: row.disabled === 1,
     created: new Date(row.created_at).toISOString(),
+    tokensValidAfter: Number(row.tokens_valid_after),
   }
 }
 
@@ -70,7 +73,7 @@ export async function createAccount(ctx: AppContext, input: NewAccount): Promise
   }
   checkNewPassword(input.password)
   const now = Date.now()
-  const row: repo.AccountRow = {
+  const row = {
     id: newId(now),
     email,
     username,
@@ -79,6 +82,7 @@ export async function createAccount(ctx: AppContext, input: NewAccount): Promise
     disabled: 0,
     created_at: now,
     updated_at: now,
+    tokens_valid_after: 0,
   }
   return ctx.db.kysely.transaction().execute(async (tx) => {
     if (await repo.findAccountByUsername(tx, username)) throw new AppError('CONFLICT', 'username is taken')
@@ -147,66 +151,28 @@ export function markAccountDisabled(
   return repo.setAccountDisabled(tx, id, disabled, now)
 }
 
+/**
+ * The last-admin rule, inside the caller's transaction and under the lock every disabling takes
+ * (sessions' setAccountDisabled): disabling `targetId` must leave an enabled administrator, and
+ * the acting administrator must still be one. Two admins disabling each other at once are thereby
+ * serialized: the second finds only itself (now disabled) and the first's target left.
+ */
+export async function checkAdminMayDisable(tx: Executor, targetId: string, actorId: string): Promise<void> {
+  const admins = await repo.enabledAdminIds(tx)
+  if (!admins.some((id) => id !== targetId)) {
+    throw new AppError('LAST_ADMIN', 'This would leave no enabled administrator.')
+  }
+  if (!admins.includes(actorId)) {
+    throw new AppError('FORBIDDEN', 'You are no longer an enabled administrator.')
+  }
+}
+
 // A real argon2id hash of a random password: verifying against it when the user does not exist
 // takes as long as a real check, so response time does not reveal which usernames exist.
 let dummyHash: Promise<string> | undefined
 export function timingDummy(): Promise<string> {
   dummyHash ??= hash(randomBytes(16).toString('hex'))
   return dummyHash
-}
-
-/**
- * Failed logins are limited per (username, IP); per username across all IPs, ten times looser, so
- * that spreading a guessing run over many source addresses does not multiply the budget; and per
- * IP alone, also ten times looser. (The per-username budget lets a determined attacker lock a name
- * out for one window: the price of capping guesses against it.)
- */
-function failureKeys(username: string, ip: string): Array<{ key: string; limit: number }> {
-  return [
-    { key: `user:${username}|ip:${ip}`, limit: 1 },
-    { key: `account:${username}`, limit: 10 },
-    { key: `ip:${ip}`, limit: 10 },
-  ]
-}
-
-/**
- * Reserves the attempt under every key BEFORE the password is checked, atomically, so that a burst
- * of concurrent logins can never run more argon2 checks than the limit allows (reading the count
- * first and recording the failure after the slow check let every request of a burst through).
- * The reservation is the failure record; a successful login gives it back.
- */
-export async function reserveLoginAttempt(ctx: AppContext, username: string, ip: string, now: number) {
-  const { loginMaxFailures, loginWindowMs } = ctx.config
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    // Always the same key order in every transaction: row locks cannot deadlock.
-    for (const { key, limit } of failureKeys(username, ip)) {
-      if (await repo.reserveLoginAttempt(tx, key, loginMaxFailures * limit, now, now - loginWindowMs)) {
-        continue
-      }
-      // Rolling back returns the reservations already taken under the other keys.
-      const row = await repo.findLoginFailures(tx, key)
-      const windowEnd = Number(row?.window_start ?? now) + loginWindowMs
-      throw new AppError(
-        'TOO_MANY_REQUESTS',
-        'Too many failed logins; try again later.',
-        rateLimitRefusal({
-          policy: `login-${key.split(':')[0]}`,
-          quota: loginMaxFailures * limit,
-          windowSeconds: loginWindowMs / 1000,
-          resetSeconds: (windowEnd - now) / 1000,
-        }),
-      )
-    }
-  })
-}
-
-export async function releaseLoginAttempt(ctx: AppContext, username: string, ip: string): Promise<void> {
-  const [pair, ...shared] = failureKeys(username, ip)
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    // A success forgives this pair's failures; the looser budgets only get this attempt back.
-    if (pair) await repo.clearLoginFailures(tx, pair.key)
-    for (const { key } of shared) await repo.releaseLoginAttempt(tx, key)
-  })
 }
 
 export interface LoginResult {
@@ -217,14 +183,16 @@ export interface LoginResult {
 export async function login(ctx: AppContext, input: { username: string; password: string; ip: string }) {
   const username = normalize(input.username)
   const now = Date.now()
-  await reserveLoginAttempt(ctx, username, input.ip, now)
+  // Whether the name exists decides the budgets (a made-up name never spends a real account's).
   const row = await repo.findAccountByUsername(ctx.db.kysely, username)
+  const budgets = failureBudgets(username, input.ip, row !== undefined)
+  await reserveLoginAttempt(ctx, budgets, now)
   const passwordOk = await verify(row?.password_hash ?? (await timingDummy()), input.password)
   // A failure keeps its reservation: that is the record of the failed attempt.
   if (!row || !passwordOk || row.disabled === 1) {
     throw new AppError('INVALID_CREDENTIALS', 'Wrong username or password.')
   }
-  await releaseLoginAttempt(ctx, username, input.ip)
+  await releaseLoginAttempt(ctx, budgets)
   const token = await ctx.tokens.signAuthToken(row.id)
   return { account: toAccount(row), token } satisfies LoginResult
 }

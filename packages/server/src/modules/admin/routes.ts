@@ -79,7 +79,9 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
         summary: 'Disable or enable an account (admins only)',
         description:
           'Disabling ends the account’s session in the same transaction (its license is free at once) ' +
-          'and its tokens are refused from then on. An admin cannot disable their own account (400).',
+          'and its tokens are refused from then on. An admin cannot disable their own account (400). ' +
+          'A change that would leave no enabled administrator (two admins disabling each other at ' +
+          'once: the second) answers 409 LAST_ADMIN.',
         params: AccountParams,
         body: AccountPatch,
         response: { 200: AccountAnswer },
@@ -89,7 +91,7 @@ export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
       if (request.body.disabled && request.params.id === request.auth.accountId) {
         throw new AppError('VALIDATION_FAILED', 'You cannot disable your own account.')
       }
-      const account = await setDisabled(ctx, request.params.id, request.body.disabled)
+      const account = await setDisabled(ctx, request.auth.accountId, request.params.id, request.body.disabled)
       if (!account) throw new AppError('NOT_FOUND', `No account ${request.params.id}.`)
       return { success: true as const, account }
     },

@@ -13,13 +13,17 @@ export async function setAccountEmail(ctx: AppContext, accountId: string, email:
   })
 }
 
-/** Disables (ending its session at once) or enables an account; undefined when there is none. */
+/**
+ * Disables (ending its session at once) or enables an account, as the administrator `actorId`;
+ * undefined when there is none. 409 LAST_ADMIN when no enabled administrator would remain.
+ */
 export async function setDisabled(
   ctx: AppContext,
+  actorId: string,
   accountId: string,
   disabled: boolean,
 ): Promise<Account | undefined> {
   if (!/^[0-9a-f]{24}$/.test(accountId)) return undefined
-  await setAccountDisabled(ctx, accountId, disabled)
+  await setAccountDisabled(ctx, accountId, disabled, { byAdmin: actorId })
   return findAccount(ctx, accountId)
 }

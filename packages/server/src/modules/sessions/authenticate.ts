@@ -49,6 +49,15 @@ function sessionRefusal(
   return null
 }
 
+/** An auth token issued before its account's last revocation (password change or reset, disabling). */
+function revokedToken(issuedAt: number, tokensValidAfter: number): AppError | null {
+  if (issuedAt >= Number(tokensValidAfter)) return null
+  return new AppError(
+    'TOKEN_REVOKED',
+    'The auth token was revoked (password change or reset); sign in again.',
+  )
+}
+
 /**
  * onRoute hook of the API scope: gives each route the authentication its config asks for, chosen
  * once when the route is added. (Looking the requirement up per request through
@@ -95,6 +104,8 @@ export async function resolvePrincipal(
       : findAccount(ctx, claims.accountId))
     if (!account) throw new AppError('AUTH_TOKEN_INVALID', 'The auth token names no account.')
     if (account.disabled) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
+    const revoked = revokedToken(claims.issuedAt, account.tokensValidAfter)
+    if (revoked) throw revoked
     return {
       accountId: account.id,
       email: account.email,
@@ -117,7 +128,8 @@ export async function resolvePrincipal(
     : findSessionWithAccount(ctx.db.kysely, session.sessionId))
   if (!row || row.account_id !== claims.accountId) throw new AppError('SESSION_INVALID', 'Unknown session.')
   if (row.disabled === 1) throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
-  const refusal = sessionRefusal(row, now)
+  // A session ended by the revocation (disabling) says so first; the token's revocation after it.
+  const refusal = sessionRefusal(row, now) ?? revokedToken(claims.issuedAt, row.tokens_valid_after)
   if (refusal) throw refusal
   return {
     accountId: row.account_id,

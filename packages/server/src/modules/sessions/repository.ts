@@ -85,6 +85,7 @@ const sessionWithAccount = precompiled((db, sessionId: string) =>
       'accounts.username',
       'accounts.is_admin',
       'accounts.disabled',
+      'accounts.tokens_valid_after',
     ])
     .where('sessions.id', '=', sessionId),
 )

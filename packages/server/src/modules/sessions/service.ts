@@ -2,10 +2,10 @@
 // account takes over the old one's license at once. Acquisition runs under a lock on the pool so
 // that, on either dialect and across processes, the pool is never over-committed.
 import type { AppContext } from '../../platform/context.ts'
-import { lockResource } from '../../platform/db/index.ts'
+import { awaitRowChangesSeen, lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { markAccountDisabled } from '../accounts/index.ts'
+import { checkAdminMayDisable, markAccountDisabled } from '../accounts/index.ts'
 import * as repo from './repository.ts'
 import { authRowCache } from './session-cache.ts'
 
@@ -20,7 +20,6 @@ export interface CreatedSession {
 export async function createSession(ctx: AppContext, accountId: string): Promise<CreatedSession> {
   const { db, config } = ctx
   const cache = authRowCache(ctx)
-  let echoed: Promise<void> | undefined
   let superseded = false
   const sessionId = await db.kysely.transaction().execute(async (tx) => {
     await lockResource(db, tx, 'tessera.licenses')
@@ -30,10 +29,7 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
       throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
     }
     const now = Date.now()
-    const supersededIds = await repo.supersedeValidSessions(tx, accountId, now)
-    superseded = supersededIds.length > 0
-    // Before the commit, which sends the NOTIFY (see the end).
-    if (cache && supersededIds[0] !== undefined) echoed = cache.echo('sessions', supersededIds[0])
+    superseded = (await repo.supersedeValidSessions(tx, accountId, now)).length > 0
     const inUse = await repo.countValidSessions(tx, now)
     if (inUse >= config.licenses) {
       // Rolling back keeps the account's previous session (and its license) as it was.
@@ -52,9 +48,9 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
   })
   // The NOTIFY of the superseded rows reaches this process too, but a request may come first.
   cache?.forgetAccount(accountId)
-  // Answered once PostgreSQL has sent the NOTIFY to every process (at most 100 ms): a client that
-  // uses the old session anywhere after this answer is refused.
-  await echoed
+  // Answered once every process has applied the change: a client that uses the old session
+  // anywhere after this answer is refused.
+  if (superseded) await awaitRowChangesSeen(db, ctx.log)
   const token = await ctx.tokens.signSessionToken(sessionId, accountId)
   return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs, superseded }
 }
@@ -63,13 +59,11 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
 export async function keepAlive(ctx: AppContext, sessionId: string): Promise<number> {
   const now = Date.now()
   const expiresAt = now + ctx.config.sessionTtlMs
-  const cache = authRowCache(ctx)
-  const echoed = cache?.echo('sessions', sessionId)
   if (!(await repo.extendSession(ctx.db.kysely, sessionId, expiresAt, now))) {
     throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
   }
-  cache?.forgetSession(sessionId)
-  await echoed
+  authRowCache(ctx)?.forgetSession(sessionId)
+  await awaitRowChangesSeen(ctx.db, ctx.log)
   const row = await repo.findSession(ctx.db.kysely, sessionId)
   return row?.ends_at != null ? Math.min(row.ends_at, expiresAt) : expiresAt
 }
@@ -77,15 +71,13 @@ export async function keepAlive(ctx: AppContext, sessionId: string): Promise<num
 /** Delete: effective after TESSERA_SESSION_DELETE_DELAY; returns when. */
 export async function deleteSession(ctx: AppContext, sessionId: string): Promise<number> {
   const now = Date.now()
-  const cache = authRowCache(ctx)
-  const echoed = cache?.echo('sessions', sessionId)
   if (
     !(await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now + ctx.config.sessionDeleteDelayMs, now))
   ) {
     throw new AppError('SESSION_INVALID', 'The session is no longer valid.')
   }
-  cache?.forgetSession(sessionId)
-  await echoed
+  authRowCache(ctx)?.forgetSession(sessionId)
+  await awaitRowChangesSeen(ctx.db, ctx.log)
   const row = await repo.findSession(ctx.db.kysely, sessionId)
   return row?.ends_at ?? now
 }
@@ -93,11 +85,9 @@ export async function deleteSession(ctx: AppContext, sessionId: string): Promise
 /** Sign-out: the session ends now and its license is free at once (no grace period). */
 export async function endSessionNow(ctx: AppContext, sessionId: string): Promise<void> {
   const now = Date.now()
-  const cache = authRowCache(ctx)
-  const echoed = cache?.echo('sessions', sessionId)
   const ended = await repo.scheduleSessionEnd(ctx.db.kysely, sessionId, now, now)
-  cache?.forgetSession(sessionId)
-  if (ended) await echoed
+  authRowCache(ctx)?.forgetSession(sessionId)
+  if (ended) await awaitRowChangesSeen(ctx.db, ctx.log)
 }
 
 export interface LicenseUsage {
@@ -131,20 +121,26 @@ export async function pruneSessions(ctx: AppContext): Promise<void> {
  * Disables (or enables) an account. Disabling also ends the account's sessions in the same
  * transaction: every process's session cache hears of it at commit (session-cache.ts), so the old
  * session token is refused everywhere at once and its license is free at once (not after the
- * keep-alive lapses).
+ * keep-alive lapses). `byAdmin`: an administrator's call through the API, which must leave an
+ * enabled administrator (409 LAST_ADMIN); the operator's CLI is not bound by it.
  */
-export async function setAccountDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<boolean> {
-  const cache = authRowCache(ctx)
-  const echoed = cache?.echo('accounts', id)
+export async function setAccountDisabled(
+  ctx: AppContext,
+  id: string,
+  disabled: boolean,
+  options: { byAdmin?: string } = {},
+): Promise<boolean> {
   const changed = await ctx.db.kysely.transaction().execute(async (tx) => {
-    // The lock session creation takes: no session of this account can be created meanwhile.
+    // The lock session creation takes: no session of this account can be created meanwhile. Every
+    // disabling takes it too, which serializes the last-admin rule's check with its change.
     await lockResource(ctx.db, tx, 'tessera.licenses')
+    if (disabled && options.byAdmin !== undefined) await checkAdminMayDisable(tx, id, options.byAdmin)
     const now = Date.now()
     const changed = await markAccountDisabled(tx, id, disabled, now)
     if (changed && disabled) await repo.endValidSessions(tx, id, now)
     return changed
   })
-  cache?.forgetAccount(id)
-  if (changed) await echoed
+  authRowCache(ctx)?.forgetAccount(id)
+  if (changed) await awaitRowChangesSeen(ctx.db, ctx.log)
   return changed
 }

@@ -1,8 +1,9 @@
 // The rows every authenticated request needs (session + account; the account alone on token-only
 // routes), kept in memory per app while the database's row-change feed covers them
 // (platform/db/row-changes.ts): an update or delete of a sessions or accounts row, by this process or
-// any other, drops the cached row before, or within milliseconds after, it commits. When the feed
-// is down (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
+// any other, drops the cached row before, or within milliseconds after, it commits; a writer answers
+// only once every process's feed has applied its change (awaitRowChangesSeen, row-sync.ts). When the
+// feed is down (PostgreSQL LISTEN connection lost) every request reads the rows, as without a cache.
 // Validity (superseded, deleted, expired, disabled) is still judged per request from the row, so
 // a session that expires by time alone is refused at its expiry.
 import type { AppContext } from '../../platform/context.ts'
@@ -64,14 +65,6 @@ export class AuthRowCache implements RowChangeListener {
   /** This process changed the account's sessions: forget them now, not when the NOTIFY comes back. */
   forgetAccount(accountId: string): void {
     this.changed('accounts', accountId)
-  }
-
-  /**
-   * Call before writing the row: resolves once the write's NOTIFY has come back to this process
-   * (PostgreSQL; at most 100 ms), so that the writer answers only after every process was told.
-   */
-  echo(table: WatchedTable, id: string): Promise<void> {
-    return this.#watch?.echo?.(table, id) ?? Promise.resolve()
   }
 
   /** This process changed the session: forget it now. */

@@ -41,16 +41,25 @@ export function lastEventId(header: string | undefined, query: string | undefine
   return id
 }
 
-/** When the caller's auth token expires (the stream ends then); the token lifetime if it cannot tell. */
-export async function tokenExpiry(ctx: AppContext, request: FastifyRequest): Promise<number> {
+/**
+ * When the caller's auth token expires (the stream ends then) and when it was issued (a revocation
+ * after it ends the stream); the token lifetime and 0 if it cannot tell.
+ */
+export async function tokenTimes(
+  ctx: AppContext,
+  request: FastifyRequest,
+): Promise<{ expiresAt: number; issuedAt: number }> {
   const header = request.headers.authorization
   const token = header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : request.cookies.jsonwebtoken
   try {
-    if (token) return (await ctx.tokens.verifyAuthToken(token)).expiresAt
+    if (token) {
+      const { expiresAt, issuedAt } = await ctx.tokens.verifyAuthToken(token)
+      return { expiresAt, issuedAt }
+    }
   } catch {
     // Authenticated a moment ago by the route's hook; the fallback below bounds the stream anyway.
   }
-  return Date.now() + ctx.config.authTokenTtlMs
+  return { expiresAt: Date.now() + ctx.config.authTokenTtlMs, issuedAt: 0 }
 }
 
 /** Starts the SSE response on the raw socket (the reply is hijacked) and answers the hub's sink. */
@@ -135,7 +144,7 @@ export async function serveStream(
 ): Promise<void> {
   const events = eventsFilter(asked.events)
   const resumeAfter = lastEventId(asked.header, asked.lastEventId)
-  const expiresAt = await tokenExpiry(ctx, request)
+  const { expiresAt, issuedAt } = await tokenTimes(ctx, request)
   // From here to the close listener nothing awaits. The client may have left during an await
   // before (this one, or the authentication hook's): its 'close' was emitted already and a listener
   // added now would never run, so the slot it took would stay taken until restart.
@@ -147,6 +156,6 @@ export async function serveStream(
   const subscriber = hub.admit(accountId)
   // Before anything can fail: the slot is freed whenever the request ends, answered or not.
   reply.raw.once('close', () => hub.release(subscriber))
-  const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt }
+  const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt, issuedAt }
   await hub.start(subscriber, want, () => openSink(request, reply))
 }

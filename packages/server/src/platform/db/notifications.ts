@@ -71,6 +71,16 @@ export class PgNotifications {
     }
   }
 
+  /**
+   * Runs a statement on the LISTEN connection itself (so `pg_backend_pid()` is its backend, and a
+   * NOTIFY it sends follows every notification it received before); null while it is down.
+   */
+  async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[] | null> {
+    const client = this.#client
+    if (!client || !this.#connected) return null
+    return (await client.query<R>(text, values)).rows
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     if (this.#retry) clearTimeout(this.#retry)

@@ -13,6 +13,7 @@ import { namedStatementPool } from './pg-named.ts'
 import { warmPool } from './pg-pool-warmth.ts'
 import { registerDirectRead } from './precompiled.ts'
 import { pgRowWatcher, sqliteRowWatcher } from './row-changes.ts'
+import { pgRowSync } from './row-sync.ts'
 import type { Database } from './schema.ts'
 import { ImmediateSqliteDialect } from './sqlite-driver.ts'
 import { BUSY_TIMEOUT_MS } from './sqlite-lock-wait.ts'
@@ -86,6 +87,7 @@ async function openPostgres(url: string, options: DbOptions): Promise<Db> {
     kysely,
     dialect: 'postgres',
     watchRows: pgRowWatcher(notifications),
+    syncRowChanges: pgRowSync(notifications, kysely),
     warm: () => warmPool(pool, poolSize),
     notifications,
     description: pgDescription(url, schema),

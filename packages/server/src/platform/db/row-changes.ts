@@ -8,14 +8,31 @@
 //   connection (notifications.ts) reports them after commit. While that connection is down nothing
 //   is covered (callers read rows), and on every (re)connect the cache is dropped: notifications
 //   may have been missed.
+import { randomUUID } from 'node:crypto'
 import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
 /** The tables whose updates and deletes are reported (by `id`). */
 export const WATCHED_TABLES = ['sessions', 'accounts'] as const
 export type WatchedTable = (typeof WATCHED_TABLES)[number]
-/** The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`. */
+/**
+ * The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`; also the
+ * writers' `<schema> sync <nonce>` and the feeds' `<schema> ack <nonce> <feed>` (row-sync.ts).
+ */
 export const ROW_CHANGE_CHANNEL = 'tessera_auth_rows'
+export const SYNC_KIND = 'sync'
+export const ACK_KIND = 'ack'
+export const SEND_ROW_NOTICE = 'select pg_notify($1, $2)'
+// On the feed's LISTEN connection: its backend is the one the feed hears on.
+// Rows of feeds whose backend is gone (a process that died) go on the way, once an hour old: a row
+// re-registered this moment by another feed (on a new backend this statement's view of
+// pg_stat_activity may not hold yet) is never taken for dead. Dead rows are ignored until then.
+const REGISTER_FEED = `with gone as (delete from auth_listeners l where l.backend_start < now() - interval '1 hour'
+    and not exists (select 1 from pg_stat_activity a where a.pid = l.pid and a.backend_start = l.backend_start))
+  insert into auth_listeners (feed_id, pid, backend_start)
+  select $1, pid, backend_start from pg_stat_activity where pid = pg_backend_pid()
+  on conflict (feed_id) do update set pid = excluded.pid, backend_start = excluded.backend_start`
+const UNREGISTER_FEED = 'delete from auth_listeners where feed_id = $1'
 
 export interface RowChangeListener {
   /** A row was updated or deleted (by this process or another). */
@@ -33,18 +50,8 @@ export interface RowWatch {
    * change committed before the request came in is seen whenever its NOTIFY has arrived by then.
    */
   settle?(): Promise<void>
-  /**
-   * PostgreSQL: resolves when this process's LISTEN connection receives the change of `table`/`id`
-   * (at most ECHO_WAIT_MS; at once while the feed is down). A writer that waits for it before
-   * answering knows that PostgreSQL has sent the NOTIFY to every listener by then. Call it before
-   * the write: the notification may come in as soon as the write commits.
-   */
-  echo?(table: WatchedTable, id: string): Promise<void>
   stop(): Promise<void>
 }
-
-/** How long a writer waits for the echo of its change (it never waits for nothing longer). */
-export const ECHO_WAIT_MS = 100
 
 export type WatchRows = (
   listener: RowChangeListener,
@@ -110,8 +117,7 @@ export function pgRowWatcher(notifications: PgNotifications): WatchRows {
     return {
       covered: () => feed.live,
       settle: afterPoll,
-      echo: (table, id) => feed.echo(`${table} ${id}`),
-      stop: async () => feed.stop(),
+      stop: () => feed.stop(),
     }
   }
 }
@@ -136,8 +142,11 @@ function afterPoll(): Promise<void> {
 class PgRowFeed implements NotificationSubscriber {
   /** Listening: every change is reported. */
   live = false
+  /** This feed in auth_listeners: writers wait for its acknowledgements (row-sync.ts). */
+  readonly id = randomUUID()
   #unsubscribe: (() => void) | null = null
-  readonly #echoes = new Map<string, Set<() => void>>()
+  /** Moves on every up and down: a registration answered after a loss must not make it live. */
+  #epoch = 0
 
   readonly notifications: PgNotifications
   readonly listener: RowChangeListener
@@ -157,51 +166,48 @@ class PgRowFeed implements NotificationSubscriber {
     this.#unsubscribe = this.notifications.subscribe(ROW_CHANGE_CHANNEL, this)
   }
 
-  echo(key: string): Promise<void> {
-    if (!this.live) return Promise.resolve()
-    return new Promise((resolve) => {
-      const waiting = this.#echoes.get(key) ?? new Set()
-      this.#echoes.set(key, waiting)
-      const done = () => {
-        clearTimeout(timer)
-        waiting.delete(done)
-        if (waiting.size === 0 && this.#echoes.get(key) === waiting) this.#echoes.delete(key)
-        resolve()
-      }
-      const timer = setTimeout(done, ECHO_WAIT_MS)
-      timer.unref()
-      waiting.add(done)
-    })
-  }
-
-  #echoAll(): void {
-    for (const waiting of [...this.#echoes.values()]) for (const done of [...waiting]) done()
-  }
-
-  stop(): void {
+  async stop(): Promise<void> {
     this.#unsubscribe?.()
     this.#unsubscribe = null
+    this.#epoch++
     this.live = false
-    this.#echoAll()
+    // Writers must not wait for a feed that is gone while its connection lives on.
+    await this.notifications.query(UNREGISTER_FEED, [this.id]).catch(() => {})
   }
 
   notify(payload: string): void {
-    const [schema, table, id] = payload.split(' ')
+    const [schema, kind, id] = payload.split(' ')
     if (schema !== this.notifications.schema || id === undefined) return
-    this.listener.changed(table as WatchedTable, id)
-    for (const done of [...(this.#echoes.get(`${table} ${id}`) ?? [])]) done()
+    if (kind === SYNC_KIND) {
+      // Every change committed before the writer asked came in before this message (commit order).
+      this.notifications
+        .query(SEND_ROW_NOTICE, [ROW_CHANGE_CHANNEL, `${schema} ${ACK_KIND} ${id} ${this.id}`])
+        .catch((error: unknown) => this.log('could not acknowledge a row-change sync', error))
+      return
+    }
+    if (kind === ACK_KIND) return
+    this.listener.changed(kind as WatchedTable, id)
   }
 
   up(): void {
     // Rows cached before this point may have changed unreported.
     this.listener.reset()
-    this.live = true
+    // Covered only once registered: until then writers would not wait for this feed.
+    const epoch = ++this.#epoch
+    this.notifications.query(REGISTER_FEED, [this.id]).then(
+      (rows) => {
+        if (rows === null || !this.#unsubscribe || epoch !== this.#epoch) return
+        this.listener.reset()
+        this.live = true
+      },
+      (error: unknown) => this.log('could not register the row-change feed; reading rows', error),
+    )
   }
 
   down(error: Error | null): void {
+    this.#epoch++
     this.live = false
     this.listener.reset()
-    this.#echoAll()
     if (error && this.#unsubscribe) {
       this.log('row-change LISTEN connection lost; reading rows until it is back', error)
     }

@@ -13,6 +13,11 @@ export interface AccountsTable {
   disabled: number
   created_at: number
   updated_at: number
+  /**
+   * Epoch ms: auth tokens issued before it are refused (password change or reset, disabling).
+   * Generated: 0 (never revoked) by default, so inserts may leave it out.
+   */
+  tokens_valid_after: Generated<number>
 }
 
 export interface SessionsTable {
@@ -124,7 +129,7 @@ export interface EventStreamTable {
   account_id: string
 }
 
-/** A deleted file whose events are not all pruned yet (migration 0021, events/retention.ts). */
+/** A deleted file whose events are not all pruned yet (migration 0022, events/retention.ts). */
 export interface DeletedFilesTable {
   file_id: string
   deleted_at: number

@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.ts'
 import type { PgNotifications } from './notifications.ts'
 import type { WatchRows } from './row-changes.ts'
+import type { SyncRowChanges } from './row-sync.ts'
 import type { Database } from './schema.ts'
 
 export type Tx = Transaction<Database>
@@ -28,6 +29,11 @@ export interface Db {
    * caches of them (row-changes.ts). Absent: no feed, so such caches must read rows every time.
    */
   watchRows?: WatchRows
+  /**
+   * PostgreSQL only: after a commit that changed sessions or accounts rows, resolves once every
+   * process's row-change feed has applied it (row-sync.ts); to the feeds that did not in time.
+   */
+  syncRowChanges?: SyncRowChanges
   /** PostgreSQL only: the process's one LISTEN connection to this database (notifications.ts). */
   notifications?: PgNotifications
   /** Where the data lives, for logs and `/readyz` (never contains a password). */

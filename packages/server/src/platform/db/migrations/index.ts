@@ -26,6 +26,8 @@ import { migration as outboxPages } from './0020_outbox_pages.ts'
 import { migration as conversionRevisionsFairness } from './0021_conversion_revisions_fairness.ts'
 import { migration as eventRetention } from './0022_event_retention.ts'
 import { migration as idempotencyKeys } from './0023_idempotency_keys.ts'
+import { migration as accountTokenRevocation } from './0024_account_token_revocation.ts'
+import { migration as authListeners } from './0025_auth_listeners.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -61,4 +63,6 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0021_conversion_revisions_fairness', migration: conversionRevisionsFairness },
   { name: '0022_event_retention', migration: eventRetention },
   { name: '0023_idempotency_keys', migration: idempotencyKeys },
+  { name: '0024_account_token_revocation', migration: accountTokenRevocation },
+  { name: '0025_auth_listeners', migration: authListeners },
 ]
