@@ -1,8 +1,9 @@
-// @tessera/client as a user installs it: `npm pack` (which builds dist/), then an install of the
-// tarball into a fresh project in the OS temp dir (support/packed.ts: dependencies from the
-// workspace's node_modules, no registry, no network). Then, against a live `tessera serve`:
+// @tessera/client and @tessera/cli as a user installs them: `npm pack` (which builds dist/), then an
+// install of both tarballs into a fresh project in the OS temp dir (support/packed.ts: dependencies
+// from the workspace's node_modules, no registry, no network). Then, against a live server:
 // a plain JavaScript consumer, a strict TypeScript consumer (checked by the workspace's tsc with no
-// skipLibCheck, then run by Node), and a browser bundle of the root entry by esbuild.
+// skipLibCheck, then run by Node), a browser bundle of the root entry by esbuild, and the installed
+// `tessera` command.
 import assert from 'node:assert/strict'
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -23,7 +24,7 @@ let model: string
 before(async () => {
   const started = Date.now()
   ;[installed, tessera] = await Promise.all([
-    packAndInstall(['@tessera/client'], ['@types/node']),
+    packAndInstall(['@tessera/client', '@tessera/cli'], ['@types/node']),
     startTessera('sqlite'),
   ])
   client = installed.packed[0] as Packed
@@ -166,4 +167,28 @@ test('the root entry bundles for the browser with no Node built-in and nothing e
   )
   // The Node entry is what the check would catch: esbuild refuses its node: imports for a browser.
   await assert.rejects(bundle("export * from '@tessera/client/node'\n"), /node:/)
+})
+
+test('the CLI from its tarball: --version, ls of what the consumers uploaded, help naming where the server commands live', async () => {
+  const cli = installed.packed[1] as Packed
+  assert.equal(cli.name, '@tessera/cli')
+  const files = cli.files.map((f) => f.path)
+  assert.ok(files.includes('dist/main.js') && !files.some((f) => f.startsWith('src/')), files.join(' '))
+  // The bin as npm linked it into the project, run by this Node (its shebang would take PATH's).
+  const bin = path.join(installed.project, 'node_modules/.bin/tessera')
+  const runCli = (args: string[], env: Record<string, string> = {}) =>
+    installed.run(process.execPath, [bin, ...args], 60_000, {
+      XDG_CONFIG_HOME: path.join(installed.project, '.config'),
+      ...env,
+    })
+  assert.equal((await runCli(['--version'])).stdout.trim(), cli.version)
+  assert.match((await runCli(['--help'])).stdout, /NOT installed here: they come with @tessera\/server/)
+  const { username, password } = tessera.admin
+  const credentials = { TESSERA_URL: tessera.url, TESSERA_USERNAME: username, TESSERA_PASSWORD: password }
+  const { stdout } = await runCli(['ls', '/packed', '--json'], credentials)
+  const listed = JSON.parse(stdout) as Array<{ key: string; state: string }>
+  assert.deepEqual(
+    listed.map((f) => [f.key, f.state]),
+    [['/packed/cube.stl', 'ready']],
+  )
 })

@@ -38,8 +38,13 @@ export interface Installed {
   packed: Packed[]
   /** Tarballs of the dependencies installed with them (from the workspace's node_modules). */
   dependencies: Packed[]
-  /** Runs a command in the project with a clean environment (see `cleanEnv`). */
-  run(command: string, args: string[], timeoutMs?: number): Promise<{ stdout: string; stderr: string }>
+  /** Runs a command in the project with a clean environment (see `cleanEnv`) plus `env`. */
+  run(
+    command: string,
+    args: string[],
+    timeoutMs?: number,
+    env?: Record<string, string>,
+  ): Promise<{ stdout: string; stderr: string }>
   remove(): Promise<void>
 }
 
@@ -215,7 +220,8 @@ export async function packAndInstall(packages: string[], extra: string[] = []): 
     project,
     packed,
     dependencies,
-    run: (command, args, timeoutMs) => run(command, args, { cwd: project, env: cleanEnv(), timeoutMs }),
+    run: (command, args, timeoutMs, extraEnv) =>
+      run(command, args, { cwd: project, env: cleanEnv(extraEnv), timeoutMs }),
     remove: () => rm(project, { recursive: true, force: true }),
   }
 }
