@@ -19,7 +19,7 @@ import { insertFileRow, type Team, team } from './support/file-rows.ts'
 import { postForm } from './support/files.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
 
-const SECRET = 'a-long-webhook-secret-Z9!q'
+const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 
 interface CreateRoute {
   name: string

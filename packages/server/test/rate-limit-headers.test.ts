@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { rateLimitFields, rateLimitRefusal } from '../src/platform/rate-limit-headers.ts'
-import { newAccount, problemOf, signedIn } from './support/api.ts'
+import { newAccount, PASSWORD, problemOf, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 
-const SECRET = 'a-long-webhook-secret-Z9!q'
+const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 const POLICY = /^"webhook-manage";q=2;w=60$/
 const LEFT = /^"webhook-manage";r=(\d+);t=(\d+)$/
 
@@ -61,6 +61,31 @@ for (const dialect of dialects()) {
       assert.ok(wait >= 1 && wait <= 60, String(wait))
       assert.equal(left?.[2], String(wait))
       assert.match(String(refused.headers['ratelimit-policy']), POLICY)
+    })
+
+    test('login: every answer says what is left of its three budgets (a failure spends, a success gives back)', async () => {
+      const account = await newAccount(t.app)
+      const attempt = (password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/account/login/',
+          payload: { username: account.username, password },
+        })
+      const policies = /^"login-user";q=2;w=(\d+), "login-account";q=20;w=\1, "login-ip";q=20;w=\1$/
+      const failed = await attempt('wrong password here')
+      assert.equal(failed.statusCode, 401)
+      assert.match(String(failed.headers['ratelimit-policy']), policies)
+      assert.match(
+        String(failed.headers.ratelimit),
+        /^"login-user";r=1;t=\d+, "login-account";r=\d+;t=\d+, "login-ip";r=\d+;t=\d+$/,
+      )
+      const spent = /"login-account";r=(\d+)/.exec(String(failed.headers.ratelimit))?.[1]
+      const ok = await attempt(PASSWORD)
+      assert.equal(ok.statusCode, 200)
+      assert.match(String(ok.headers['ratelimit-policy']), policies)
+      // The name-and-client budget is forgiven; the wider ones get this attempt back.
+      assert.match(String(ok.headers.ratelimit), /^"login-user";r=2;t=\d+, /)
+      assert.equal(/"login-account";r=(\d+)/.exec(String(ok.headers.ratelimit))?.[1], spent)
     })
 
     test('login: the 429 says the policy that refused, r=0 and Retry-After', async () => {

@@ -21,11 +21,25 @@ export interface RateLimitState {
 
 /** The two header fields of `state`, lowercase names. */
 export function rateLimitFields(state: RateLimitState): Record<'ratelimit-policy' | 'ratelimit', string> {
-  const name = `"${state.policy.replaceAll(/["\\]/g, '')}"`
+  return rateLimitListFields([state])
+}
+
+/**
+ * The two fields of a route limited by several policies at once (login: per name and client, per
+ * name, per client): each field is the list of its policies' items, in the order given.
+ */
+export function rateLimitListFields(
+  states: readonly RateLimitState[],
+): Record<'ratelimit-policy' | 'ratelimit', string> {
   const whole = (n: number) => Math.max(0, Math.ceil(n))
+  const name = (state: RateLimitState) => `"${state.policy.replaceAll(/["\\]/g, '')}"`
   return {
-    'ratelimit-policy': `${name};q=${whole(state.quota)};w=${whole(state.windowSeconds)}`,
-    ratelimit: `${name};r=${whole(state.remaining)};t=${whole(state.resetSeconds)}`,
+    'ratelimit-policy': states
+      .map((state) => `${name(state)};q=${whole(state.quota)};w=${whole(state.windowSeconds)}`)
+      .join(', '),
+    ratelimit: states
+      .map((state) => `${name(state)};r=${whole(state.remaining)};t=${whole(state.resetSeconds)}`)
+      .join(', '),
   }
 }
 

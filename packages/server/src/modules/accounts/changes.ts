@@ -5,7 +5,8 @@ import type { AppContext } from '../../platform/context.ts'
 import { idCursor } from '../../platform/cursors.ts'
 import { awaitRowChangesSeen, type Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
-import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
+import { type RateLimitState, rateLimitListFields } from '../../platform/rate-limit-headers.ts'
+import { afterSuccess, failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
 import { type Account, checkedEmail, checkNewPassword, toAccount } from './service.ts'
 
@@ -19,22 +20,22 @@ export async function changePassword(
   ctx: AppContext,
   accountId: string,
   input: { currentPassword: string; newPassword: string; ip: string },
-): Promise<{ token: string }> {
+): Promise<{ token: string; rateLimit: RateLimitState[] }> {
   checkNewPassword(input.newPassword)
   const row = await repo.findAccountById(ctx.db.kysely, accountId)
   if (!row) throw new AppError('NOT_FOUND', 'No such account.')
   const budgets = failureBudgets(row.username, input.ip, true)
-  await reserveLoginAttempt(ctx, budgets, Date.now())
+  const left = await reserveLoginAttempt(ctx, budgets, Date.now())
   if (!(await verify(row.password_hash, input.currentPassword))) {
     // The reservation stays: it is the record of the failed attempt.
-    throw new AppError('WRONG_PASSWORD', 'The current password is wrong.')
+    throw new AppError('WRONG_PASSWORD', 'The current password is wrong.', rateLimitListFields(left))
   }
   await releaseLoginAttempt(ctx, budgets)
   await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
   // Every process refuses the old tokens before the answer.
   await awaitRowChangesSeen(ctx.db, ctx.log)
   // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
-  return { token: await ctx.tokens.signAuthToken(accountId) }
+  return { token: await ctx.tokens.signAuthToken(accountId), rateLimit: afterSuccess(left) }
 }
 
 /** An operator sets a password (CLI); same rules as at creation. Revokes the account's auth tokens. */

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto'
 import { isIPv6 } from 'node:net'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
-import { rateLimitRefusal } from '../../platform/rate-limit-headers.ts'
+import { type RateLimitState, rateLimitRefusal } from '../../platform/rate-limit-headers.ts'
 import * as repo from './repository.ts'
 
 /** Shared budgets of unknown usernames: bounds their rows whatever names are tried. */
@@ -64,17 +64,31 @@ export function failureBudgets(username: string, ip: string, accountExists: bool
 
 let reservations = 0
 
-/** Reserves the attempt under every budget, or throws 429 TOO_MANY_REQUESTS with Retry-After and RateLimit fields. */
-export async function reserveLoginAttempt(ctx: AppContext, budgets: Budget[], now: number): Promise<void> {
+/**
+ * Reserves the attempt under every budget and answers what is left of each (for the RateLimit
+ * fields of the answer), or throws 429 TOO_MANY_REQUESTS with Retry-After and the refusing budget's
+ * RateLimit fields.
+ */
+export async function reserveLoginAttempt(
+  ctx: AppContext,
+  budgets: Budget[],
+  now: number,
+): Promise<RateLimitState[]> {
   const { loginMaxFailures, loginWindowMs } = ctx.config
   reservations += 1
   if (reservations % PRUNE_EVERY === 0)
     await repo.deleteLoginFailuresBefore(ctx.db.kysely, now - loginWindowMs)
-  await ctx.db.kysely.transaction().execute(async (tx) => {
+  return ctx.db.kysely.transaction().execute(async (tx) => {
+    const states: RateLimitState[] = []
     // Always the same kind order (the client's budget last) in every transaction: row locks
     // cannot deadlock.
     for (const { key, policy, limit } of budgets) {
-      if (await repo.reserveLoginAttempt(tx, key, loginMaxFailures * limit, now, now - loginWindowMs)) {
+      const quota = loginMaxFailures * limit
+      const window = { policy, quota, windowSeconds: loginWindowMs / 1000 }
+      const reserved = await repo.reserveLoginAttempt(tx, key, quota, now, now - loginWindowMs)
+      if (reserved) {
+        const resetSeconds = (reserved.windowStart + loginWindowMs - now) / 1000
+        states.push({ ...window, remaining: quota - reserved.count, resetSeconds })
         continue
       }
       // Rolling back returns the reservations already taken under the other keys.
@@ -83,15 +97,18 @@ export async function reserveLoginAttempt(ctx: AppContext, budgets: Budget[], no
       throw new AppError(
         'TOO_MANY_REQUESTS',
         'Too many failed logins; try again later.',
-        rateLimitRefusal({
-          policy,
-          quota: loginMaxFailures * limit,
-          windowSeconds: loginWindowMs / 1000,
-          resetSeconds: (windowEnd - now) / 1000,
-        }),
+        rateLimitRefusal({ ...window, resetSeconds: (windowEnd - now) / 1000 }),
       )
     }
+    return states
   })
+}
+
+/** What is left of each budget once a success gave its reservation back (see releaseLoginAttempt). */
+export function afterSuccess(states: readonly RateLimitState[]): RateLimitState[] {
+  return states.map((state, i) =>
+    i === 0 ? { ...state, remaining: state.quota } : { ...state, remaining: state.remaining + 1 },
+  )
 }
 
 /** A success: the first budget's failures are forgiven, the wider ones get this attempt back. */

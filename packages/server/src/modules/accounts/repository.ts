@@ -77,8 +77,8 @@ export async function reserveLoginAttempt(
   limit: number,
   now: number,
   windowStartAfter: number,
-): Promise<boolean> {
-  const result = await sql<{ count: number }>`
+): Promise<{ count: number; windowStart: number } | null> {
+  const result = await sql<{ count: number | string; window_start: number | string }>`
     insert into login_failures (key, window_start, count) values (${key}, ${now}, 1)
     on conflict (key) do update set
       window_start = case when login_failures.window_start <= ${windowStartAfter} then ${now}
@@ -86,8 +86,9 @@ export async function reserveLoginAttempt(
       count = case when login_failures.window_start <= ${windowStartAfter} then 1
                    else login_failures.count + 1 end
     where login_failures.window_start <= ${windowStartAfter} or login_failures.count < ${limit}
-    returning count`.execute(db)
-  return result.rows.length > 0
+    returning count, window_start`.execute(db)
+  const row = result.rows[0]
+  return row ? { count: Number(row.count), windowStart: Number(row.window_start) } : null
 }
 
 /** Gives back a reservation (a login that succeeded does not count as a failure). */

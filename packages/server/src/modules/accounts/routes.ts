@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { AUTH_COOKIE, credentialCookie, requireCsrfProof, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
+import { rateLimitListFields } from '../../platform/rate-limit-headers.ts'
 import { changePassword } from './changes.ts'
 import {
   CurrentAccount,
@@ -38,6 +39,7 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
       // Before the password check: a foreign page must not sign a browser in (login CSRF).
       if (cookie) requireCsrfProof(request, ctx.config.corsOrigins)
       const result = await login(ctx, { ...credentials, ip: request.ip })
+      reply.headers(rateLimitListFields(result.rateLimit))
       const answer = {
         success: true as const,
         email: result.account.email,
@@ -92,7 +94,11 @@ export async function accountRoutes(fastify: FastifyInstance, ctx: AppContext): 
       },
     },
     async (request, reply) => {
-      const { token } = await changePassword(ctx, request.auth.accountId, { ...request.body, ip: request.ip })
+      const { token, rateLimit } = await changePassword(ctx, request.auth.accountId, {
+        ...request.body,
+        ip: request.ip,
+      })
+      reply.headers(rateLimitListFields(rateLimit))
       if (request.auth.via === 'headers') return { success: true as const, cookies: `jsonwebtoken=${token}` }
       const maxAge = Math.floor(ctx.config.authTokenTtlMs / 1000)
       reply.setCookie(AUTH_COOKIE, token, credentialCookie(request, 'strict', maxAge))

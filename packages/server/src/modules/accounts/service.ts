@@ -5,7 +5,8 @@ import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
+import { type RateLimitState, rateLimitListFields } from '../../platform/rate-limit-headers.ts'
+import { afterSuccess, failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
 
 export interface Account {
@@ -178,6 +179,8 @@ export function timingDummy(): Promise<string> {
 export interface LoginResult {
   account: Account
   token: string
+  /** What is left of each failed-login budget: the answer's RateLimit fields. */
+  rateLimit: RateLimitState[]
 }
 
 export async function login(ctx: AppContext, input: { username: string; password: string; ip: string }) {
@@ -186,13 +189,13 @@ export async function login(ctx: AppContext, input: { username: string; password
   // Whether the name exists decides the budgets (a made-up name never spends a real account's).
   const row = await repo.findAccountByUsername(ctx.db.kysely, username)
   const budgets = failureBudgets(username, input.ip, row !== undefined)
-  await reserveLoginAttempt(ctx, budgets, now)
+  const left = await reserveLoginAttempt(ctx, budgets, now)
   const passwordOk = await verify(row?.password_hash ?? (await timingDummy()), input.password)
   // A failure keeps its reservation: that is the record of the failed attempt.
   if (!row || !passwordOk || row.disabled === 1) {
-    throw new AppError('INVALID_CREDENTIALS', 'Wrong username or password.')
+    throw new AppError('INVALID_CREDENTIALS', 'Wrong username or password.', rateLimitListFields(left))
   }
   await releaseLoginAttempt(ctx, budgets)
   const token = await ctx.tokens.signAuthToken(row.id)
-  return { account: toAccount(row), token } satisfies LoginResult
+  return { account: toAccount(row), token, rateLimit: afterSuccess(left) } satisfies LoginResult
 }
