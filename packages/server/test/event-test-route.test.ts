@@ -87,7 +87,7 @@ for (const dialect of dialects()) {
       for (const s of [...streams, stranger]) s.close()
     })
 
-    test('an unknown event answers 400, no token 401', async () => {
+    test('an unknown event answers 400, no token 401, past the rate 429', async () => {
       const app = apps[0] as (typeof apps)[0]
       const caller = await signedIn(app, 'bad')
       const unknown = await app.inject({
@@ -106,6 +106,20 @@ for (const dialect of dialects()) {
       })
       assert.equal(anonymous.statusCode, 401, anonymous.body)
       assert.match(String(anonymous.headers['content-type']), /^application\/problem\+json/)
+      // As webhook tests: TESSERA_WEBHOOK_TEST_RATE (10) per account and minute, then 429.
+      const send = () =>
+        app.inject({
+          method: 'POST',
+          url: '/events/test',
+          headers: bearer(caller.authToken),
+          payload: { event: 'annotation_created' },
+        })
+      for (let n = 0; n < 10; n++) assert.equal((await send()).statusCode, 200)
+      const refused = await send()
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.equal(refused.json().code, 'TOO_MANY_REQUESTS')
+      assert.ok(Number(refused.headers['retry-after']) > 0)
+      assert.match(String(refused.headers['ratelimit-policy']), /event-test/)
     })
   })
 }
