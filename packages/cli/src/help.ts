@@ -52,7 +52,10 @@ ${URL_LINE}
 ${TOKEN_LINE}`,
   trigger: `Usage: tessera trigger EVENT [--url URL]
 
-Sends a test delivery (POST /webhook/:id/test) to your first webhook for EVENT.
+Sends a sample EVENT (the contract's sample, about a made-up file) to your own event stream
+(POST /events/test): every running 'tessera listen' of yours prints it and forwards it. When you
+have a webhook for EVENT, also queues a test delivery to it (POST /webhook/:id/test, header
+x-service-test: 1). No webhook is no failure.
 ${URL_LINE}
 ${TOKEN_LINE}`,
   webhooks: `Usage: tessera webhooks <action> [--url URL]

@@ -263,10 +263,54 @@ for (const target of targets)
       assert.equal(await exited, 0, output)
     })
 
+    test('trigger reaches a running listen --forward-to: printed, forwarded and signed', async () => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'listen', '--events', 'file_uploaded', '--forward-to', `${receiver.url}/triggered`],
+        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => {
+        output += d.toString()
+      })
+      child.stderr.on('data', (d: Buffer) => {
+        output += d.toString()
+      })
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      try {
+        const standard = await until(
+          'the whsec_ secret',
+          () => /Standard Webhooks library: (whsec_\S+)/.exec(output)?.[1],
+        )
+        await until('the stream', () => output.includes('Ready: listening'))
+        // No webhook for the event: the test event still goes to the stream, and that is no failure.
+        const run = await cli(['trigger', 'file_uploaded'])
+        assert.equal(run.code, 0, run.stderr)
+        const uuid = /sent test event (\S+) of file_uploaded to your event stream/.exec(run.stdout)?.[1]
+        assert.ok(uuid, run.stdout)
+        assert.match(run.stdout, /no webhook of yours for file_uploaded: no test delivery queued/)
+        const request = await until('the forwarded test event', () =>
+          receiver.received.find((r) => r.path === '/triggered'),
+        )
+        assert.equal(request.headers['webhook-id'], uuid)
+        const headers = Object.fromEntries(
+          ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [
+            h,
+            String(request.headers[h]),
+          ]),
+        )
+        const envelope = new Webhook(standard).verify(request.body, headers) as Record<string, unknown>
+        assert.equal(envelope.uuid, uuid)
+        assert.equal(envelope.event, 'file_uploaded')
+        await until('the printed event', () => output.includes(uuid))
+        assert.match(output, new RegExp(`file_uploaded  file \\S+  ${uuid}`))
+      } finally {
+        child.kill('SIGINT')
+      }
+      assert.equal(await exited, 0, output)
+    })
+
     test('trigger sends a test delivery to the webhook for that event; webhooks ls and deliveries', async () => {
-      const none = await cli(['trigger', 'file_optimized'])
-      assert.equal(none.code, 1)
-      assert.match(none.stderr, /no webhook for file_optimized/)
       const hook = await withSdk((tessera) =>
         tessera.webhooks.create({
           event: 'file_optimized',
@@ -276,6 +320,7 @@ for (const target of targets)
       )
       const run = await cli(['trigger', 'file_optimized'])
       assert.equal(run.code, 0, run.stderr)
+      assert.match(run.stdout, /sent test event \S+ of file_optimized to your event stream/)
       assert.match(run.stdout, /queued test delivery \w+ of file_optimized/)
       const request = await until('the test delivery', () =>
         receiver.received.find((r) => r.path === '/hook' && r.headers['x-service-test'] === '1'),

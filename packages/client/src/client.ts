@@ -7,7 +7,12 @@ import { Files } from './files.ts'
 import { type ApiClient, createApi, credentialsOf, type HttpOptions, type Tokens, unwrap } from './http.ts'
 import { Annotations, Configurations, SceneAttributes } from './records.ts'
 import { SessionKeeper, type SessionOptions, tokenFromCookies } from './session.ts'
+import type { Answer } from './types.ts'
 import { Webhooks } from './webhook-api.ts'
+import type { WebhookEventName } from './webhooks.ts'
+
+/** A test event sent to the account's own stream (`tessera.testEvent`). */
+export type TestEvent = Answer<'/events/test', 'post'>['testEvent']
 
 export type Credentials =
   | { username: string; password: string }
@@ -132,6 +137,15 @@ export class Tessera {
    */
   events(options: EventsOptions = {}): AsyncGenerator<StreamItem> {
     return liveEvents(this.transport, options)
+  }
+
+  /**
+   * Sends the contract's sample of `event` to this account's own event stream (`POST /events/test`):
+   * every open `events()` of the account (and `tessera listen`) receives it; no webhook does. Answers
+   * its `_id` (the stream's id) and the envelope `uuid` it carries.
+   */
+  async testEvent(event: WebhookEventName): Promise<TestEvent> {
+    return (await unwrap(this.api.POST('/events/test', { body: { event } }))).testEvent
   }
 
   /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. Empty in cookie mode. */

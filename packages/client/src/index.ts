@@ -3,7 +3,7 @@
 // @tessera/client/webhooks.
 
 export type { Admin } from './admin.ts'
-export { type Account, type ConnectOptions, type Credentials, Tessera } from './client.ts'
+export { type Account, type ConnectOptions, type Credentials, Tessera, type TestEvent } from './client.ts'
 export {
   type ClientCode,
   isSessionLost,

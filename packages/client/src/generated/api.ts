@@ -758,6 +758,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample event to your own live event stream
+         * @description The contract’s sample of the event (what POST /webhook/:id/test sends, about a made-up file id) goes to every open GET /events/stream of the caller, on every server process, and to nobody else; no webhook delivery is made. At most TESSERA_WEBHOOK_TEST_RATE (10) per account per minute, counted apart from webhook tests: 429 TOO_MANY_REQUESTS with Retry-After.
+         */
+        post: operations["sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/stream": {
         parameters: {
             query?: never;
@@ -7043,6 +7063,132 @@ export interface operations {
             };
             /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
             403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "attribute_updated"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The kind of event to send (400 VALIDATION_FAILED for another name) */
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "testEvent": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "event": "attribute_updated",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "uuid": "text"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        testEvent: {
+                            /** @description The event id: the stream’s `id:` line */
+                            _id: string;
+                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                            /** @description The sample’s made-up file id (names no file) */
+                            file: string;
+                            /**
+                             * Format: uuid
+                             * @description The envelope’s `uuid` on your streams (`webhook-id` when tessera listen forwards it)
+                             */
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;

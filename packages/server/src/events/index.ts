@@ -6,7 +6,9 @@ export {
   type EmitInput,
   type Emitted,
   emitEvent,
+  emitStreamTestEvent,
   emitTestDelivery,
+  type StreamTestEvent,
   type TestDelivery,
 } from './outbox.ts'
 export {

@@ -8,6 +8,7 @@ import { newId } from '../platform/ids.ts'
 import type { Waker } from '../platform/jobs.ts'
 import type { DeliveryHandOff, HandOffPort, Job } from './hand-off.ts'
 import * as store from './store.ts'
+import { streamUuid } from './stream-frames.ts'
 import { wakeWorkers } from './wake.ts'
 
 export interface EmitInput {
@@ -183,4 +184,45 @@ export async function emitTestDelivery(db: Db, tx: Tx, test: TestDelivery): Prom
   )
   await wakeWorkers(db, tx)
   return deliveryId
+}
+
+export interface StreamTestEvent {
+  event: EventName
+  /** The one account whose streams receive it: the caller. */
+  readerId: string
+  /** The sample file the event concerns. */
+  fileId: string
+  data: unknown
+  now: number
+}
+
+/**
+ * Writes a sample event into one account's live event stream only (every process's open streams of
+ * that account receive it): no other reader, no webhook delivery. Answers the event's id and the
+ * envelope `uuid` its streams carry.
+ */
+export async function emitStreamTestEvent(
+  ctx: Pick<EmitContext, 'db' | 'eventStream'>,
+  tx: Tx,
+  test: StreamTestEvent,
+): Promise<{ eventId: string; uuid: string }> {
+  const { db } = ctx
+  const event: store.EventRow = {
+    id: newId(test.now),
+    event: test.event,
+    fileId: test.fileId,
+    data: JSON.stringify(test.data ?? {}),
+    runTimestamp: test.now,
+    createdAt: test.now,
+  }
+  const streamed = await store.insertStreamTestEvent(db, tx, event, test.readerId)
+  const hub = ctx.eventStream
+  // As emitEvent: on SQLite this process's hub looks once the transaction ended; on PostgreSQL the
+  // statement's NOTIFY wakes every hub at commit.
+  if (streamed && store.writesRowByRow(db) && hub?.db === db) {
+    db.whenTransactionEnds?.((committed) => {
+      if (committed) hub.wake()
+    })
+  }
+  return { eventId: event.id, uuid: streamUuid(event.id, test.readerId) }
 }

@@ -216,3 +216,31 @@ export async function insertTestDelivery(
   await tx.insertInto('events').values(event).execute()
   await tx.insertInto('deliveries').values(delivery).execute()
 }
+
+// ---- test events of the live stream ------------------------------------------------------------
+
+/** PostgreSQL: the event, its one stream row and the NOTIFY that wakes every hub at commit. */
+const PG_STREAM_TEST = `with ev as (${EVENT_INSERT}), ${PG_STREAM_CTE}
+  select ${streamNotify(streamChannel.name)}`
+
+/**
+ * A sample event in one reader's stream only (POST /events/test): the event row and one
+ * `event_stream` row, no delivery. Answers whether the row was written (an enabled reader).
+ */
+export async function insertStreamTestEvent(
+  db: Db,
+  tx: Tx,
+  event: EventRow,
+  readerId: string,
+): Promise<boolean> {
+  if (writesRowByRow(db)) {
+    await insertEvent(db, tx, event)
+    return (await insertStreamRows(db, tx, event.id, [readerId])) > 0
+  }
+  const { rows } = await run<{ streamed: number | null }>(tx, db, PG_STREAM_TEST, [
+    ...eventParams(event),
+    event.id,
+    [readerId],
+  ])
+  return rows[0]?.streamed != null
+}

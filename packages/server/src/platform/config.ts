@@ -56,7 +56,7 @@ export interface Config {
   // Hardening batch 3.
   /** Webhook create/patch/delete calls per account per minute, per process. */
   webhookManageRate: number
-  /** `POST /webhook/:id/test` calls per account per minute, per process. */
+  /** `POST /webhook/:id/test` calls, and apart `POST /events/test` calls, per account per minute, per process. */
   webhookTestRate: number
 }
 
@@ -375,7 +375,7 @@ export const VARIABLES: Variable[] = [
     name: 'TESSERA_WEBHOOK_TEST_RATE',
     key: 'webhookTestRate',
     default: '10',
-    help: 'webhook test deliveries per account per minute (per process) before 429',
+    help: 'webhook test deliveries, and apart stream test events, per account per minute (per process) before 429',
     parse: integer(1),
   },
 ]

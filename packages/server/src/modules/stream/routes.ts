@@ -4,6 +4,7 @@ import type { StreamHub } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { StreamHeaders, StreamQuery, StreamResponse } from './schemas.ts'
 import { serveStream } from './service.ts'
+import { testEventRoute } from './test-event.ts'
 
 // Like the webhook routes: the auth token, a session accepted but not required.
 const config = { auth: 'token' as const }
@@ -11,6 +12,7 @@ const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { authCoo
 
 export async function streamRoutes(fastify: FastifyInstance, ctx: AppContext & { eventStream: StreamHub }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  testEventRoute(fastify, ctx)
   app.get(
     '/events/stream',
     {

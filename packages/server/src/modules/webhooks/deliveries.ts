@@ -233,6 +233,21 @@ export async function recoverDeliveries(
  * Queues a sample event of the webhook's kind for this webhook only, through the normal delivery
  * machinery and log; the worker adds `x-service-test: 1`.
  */
+/**
+ * The sample event of a test (a webhook's test delivery, a stream's test event): the contract's
+ * sample `data` of `event`, about a made-up file id that names no file.
+ */
+export function testSample(
+  ctx: Pick<AppContext, 'blobs'>,
+  email: string,
+  event: EventName,
+  now: number,
+): { fileId: string; data: unknown } {
+  const fileId = newId(now)
+  const bucket = publicBucketName(ctx.blobs.bucket)
+  return { fileId, data: sampleData(event, { email, fileId, newId: () => newId(now), now, bucket }) }
+}
+
 export async function sendTestEvent(
   ctx: AppContext,
   owner: Owner,
@@ -242,10 +257,8 @@ export async function sendTestEvent(
   const row = await db.kysely.transaction().execute(async (tx) => {
     const hook = await ownedWebhook(tx, owner, webhookId)
     const now = Date.now()
-    const fileId = newId(now)
     const event = hook.event as EventName
-    const bucket = publicBucketName(ctx.blobs.bucket)
-    const data = sampleData(event, { email: owner.email, fileId, newId: () => newId(now), now, bucket })
+    const { fileId, data } = testSample(ctx, owner.email, event, now)
     const deliveryId = await emitTestDelivery(db, tx, {
       webhookId: hook.id,
       event,
