@@ -15,11 +15,12 @@ import {
   reserveIdempotencyKey,
 } from '../src/platform/idempotency.ts'
 import { login, newAccount, problemOf, signedIn } from './support/api.ts'
+import { setCommitTrap, TRAPPED_KEY_PREFIX } from './support/commit-trap.ts'
 import { insertFileRow, type Team, team } from './support/file-rows.ts'
 import { postForm } from './support/files.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
 
-const SECRET = 'a-long-webhook-secret-Z9!q'
+const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 
 interface CreateRoute {
   name: string
@@ -366,41 +367,90 @@ for (const dialect of dialects()) {
   })
 }
 
+/** POST /account/session, as a CreateRoute: the count is the owner's sessions. */
+const SESSION_ROUTE: CreateRoute = {
+  name: 'POST /account/session',
+  unit: 1,
+  send: (app, m, key) =>
+    json(app, 'POST', '/account/session', {
+      authorization: `Bearer ${m.owner.authToken}`,
+      'idempotency-key': key,
+    }),
+  count: async (app, m) => {
+    const sessions = await app.ctx.db.kysely
+      .selectFrom('sessions')
+      .select('id')
+      .where('account_id', '=', m.owner.account.id)
+      .execute()
+    return sessions.length
+  },
+}
+
+interface KeyRow {
+  status: number | null
+  body: string | null
+}
+
+async function keyRow(app: FastifyInstance, key: string): Promise<KeyRow | undefined> {
+  const row = await app.ctx.db.kysely
+    .selectFrom('idempotency_keys')
+    .select(['status', 'body'])
+    .where('key', '=', key)
+    .executeTakeFirst()
+  return row && { status: row.status === null ? null : Number(row.status), body: row.body }
+}
+
+// Every create stores its answer in the transaction of its record and event (answerInCommit).
 for (const dialect of dialects()) {
-  test(`an upload's answer is stored in its commit transaction, before it is sent (${dialect.name})`, async () => {
-    const opened = await dialect.open()
-    const config = testConfig(opened.dataDir, { databaseUrl: opened.databaseUrl })
-    const app = await buildApp(config, {
-      db: opened.db,
-      keys: await testKeys(),
-      workers: false,
-      conversions: false,
-    })
-    // Root onSend hooks run before the route's own, which would store the answer after the commit.
-    const seenBeforeSend: Array<number | null> = []
-    app.addHook('onSend', async (request, _reply, payload) => {
-      const key = request.headers['idempotency-key']
-      if (typeof key === 'string') {
-        const row = await app.ctx.db.kysely
-          .selectFrom('idempotency_keys')
-          .select('status')
-          .where('key', '=', key)
-          .executeTakeFirst()
-        seenBeforeSend.push(row?.status === undefined || row.status === null ? null : Number(row.status))
-      }
-      return payload
-    })
-    try {
+  describe(`an answer commits with its create, on ${dialect.name}`, () => {
+    let app: FastifyInstance
+    let drop: () => Promise<void>
+    // What the key's row held when each answer was about to be sent, with that answer.
+    const seenBeforeSend = new Map<string, { row: KeyRow | undefined; payload: unknown }>()
+    before(async () => {
+      const opened = await dialect.open()
+      drop = opened.drop
+      const config = testConfig(opened.dataDir, { databaseUrl: opened.databaseUrl, licenses: 1000 })
+      app = await buildApp(config, {
+        db: opened.db,
+        keys: await testKeys(),
+        workers: false,
+        conversions: false,
+      })
+      // Root onSend hooks run before the route's own, which would store an answer after the commit.
+      app.addHook('onSend', async (request, _reply, payload) => {
+        const key = request.headers['idempotency-key']
+        if (typeof key === 'string') seenBeforeSend.set(key, { row: await keyRow(app, key), payload })
+        return payload
+      })
       await app.ready()
-      const owner = await signedIn(app, 'owner')
-      const res = await postForm(app, { ...owner.headers, 'idempotency-key': randomUUID() }, [
-        { name: 'file', filename: 'tx.stl', data: Buffer.from('solid tx\n') },
-      ])
-      assert.equal(res.statusCode, 200, res.body)
-      assert.deepEqual(seenBeforeSend, [200])
-    } finally {
+      await setCommitTrap(opened.db)
+    })
+    after(async () => {
       await app.close()
-      await opened.drop()
+      await drop()
+    })
+
+    for (const route of [...ROUTES, SESSION_ROUTE]) {
+      test(`${route.name}: the answer is stored, as sent, before it is sent`, async () => {
+        const m = await team(app)
+        const key = randomUUID()
+        const res = await route.send(app, m, key)
+        assert.equal(res.statusCode, 200, res.body)
+        // A reader that sees the record (the answer is sent after its commit) sees the answer.
+        assert.deepEqual(seenBeforeSend.get(key), { row: { status: 200, body: res.body }, payload: res.body })
+      })
+
+      test(`${route.name}: a commit that fails after the answer was written keeps nothing`, async () => {
+        const m = await team(app)
+        const key = `${TRAPPED_KEY_PREFIX}${randomUUID()}`
+        const before = await route.count(app, m)
+        const res = await route.send(app, m, key)
+        assert.equal(res.statusCode, 500, res.body)
+        assert.equal(await route.count(app, m), before, 'no record, no event')
+        // The reservation is freed by the 5xx: a retry runs the create again, once.
+        assert.equal(await keyRow(app, key), undefined, 'no stored answer, no reservation left')
+      })
     }
   })
 }
