@@ -6,7 +6,7 @@ import { rateLimitFields, rateLimitRefusal } from '../src/platform/rate-limit-he
 import { newAccount, problemOf, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 
-const SECRET = 'a-long-webhook-secret-Z9!q'
+const SECRET = 'k7Qx-9vR2mWp4ZtL8bNc'
 const POLICY = /^"webhook-manage";q=2;w=60$/
 const LEFT = /^"webhook-manage";r=(\d+);t=(\d+)$/
 
