@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import {
@@ -14,6 +14,7 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from '../src/platform/idempotency.ts'
+import { idempotencyStore, idempotentRoutes } from '../src/platform/idempotent-routes.ts'
 import { login, newAccount, problemOf, signedIn } from './support/api.ts'
 import { setCommitTrap, TRAPPED_KEY_PREFIX } from './support/commit-trap.ts'
 import { insertFileRow, type Team, team } from './support/file-rows.ts'
@@ -334,6 +335,34 @@ for (const dialect of dialects()) {
         kept.map((row) => row.key),
         ['b', 'c', 'd'],
       )
+    })
+
+    test('a success not stored in its transaction frees its key and is logged', async () => {
+      // A route marked idempotent whose handler never calls answerInCommit (a bug): its answer,
+      // stored only after the commit, could be lost to a crash, so the key is not kept.
+      const errors: unknown[] = []
+      const store = {
+        ...idempotencyStore(t.app.ctx),
+        log: { error: (object: unknown) => errors.push(object) },
+      }
+      const bare = Fastify()
+      bare.decorateRequest('idempotencyKey', null)
+      bare.decorateRequest('idempotencyKeyStored', false)
+      bare.decorateRequest('auth', null as never)
+      bare.addHook('onRequest', async (request) => {
+        request.auth = { accountId: 'acct-forgetful' } as FastifyRequest['auth']
+      })
+      bare.addHook('onRoute', idempotentRoutes(store))
+      bare.post('/forgetful', { config: { idempotent: 'body' } }, async () => ({ success: true }))
+      try {
+        const key = randomUUID()
+        const res = await json(bare, 'POST', '/forgetful', { 'idempotency-key': key }, {})
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(await keyRow(t.app, key), undefined)
+        assert.equal(errors.length, 1)
+      } finally {
+        await bare.close()
+      }
     })
 
     test('keys expire after the TTL and are pruned in batches', async () => {
