@@ -58,7 +58,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('ctx', ctx)
   app.decorateRequest('auth', null as never)
   app.decorateRequest('idempotencyKey', null)
-  app.decorateRequest('idempotencyKeyCommitted', false)
+  app.decorateRequest('idempotencyKeyStored', false)
   installLifecycle(app, ctx, options)
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
   // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).

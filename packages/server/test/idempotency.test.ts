@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import {
@@ -14,7 +14,9 @@ import {
   releaseIdempotencyKey,
   reserveIdempotencyKey,
 } from '../src/platform/idempotency.ts'
+import { idempotencyStore, idempotentRoutes } from '../src/platform/idempotent-routes.ts'
 import { login, newAccount, problemOf, signedIn } from './support/api.ts'
+import { setCommitTrap, TRAPPED_KEY_PREFIX } from './support/commit-trap.ts'
 import { insertFileRow, type Team, team } from './support/file-rows.ts'
 import { postForm } from './support/files.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
@@ -335,6 +337,34 @@ for (const dialect of dialects()) {
       )
     })
 
+    test('a success not stored in its transaction frees its key and is logged', async () => {
+      // A route marked idempotent whose handler never calls answerInCommit (a bug): its answer,
+      // stored only after the commit, could be lost to a crash, so the key is not kept.
+      const errors: unknown[] = []
+      const store = {
+        ...idempotencyStore(t.app.ctx),
+        log: { error: (object: unknown) => errors.push(object) },
+      }
+      const bare = Fastify()
+      bare.decorateRequest('idempotencyKey', null)
+      bare.decorateRequest('idempotencyKeyStored', false)
+      bare.decorateRequest('auth', null as never)
+      bare.addHook('onRequest', async (request) => {
+        request.auth = { accountId: 'acct-forgetful' } as FastifyRequest['auth']
+      })
+      bare.addHook('onRoute', idempotentRoutes(store))
+      bare.post('/forgetful', { config: { idempotent: 'body' } }, async () => ({ success: true }))
+      try {
+        const key = randomUUID()
+        const res = await json(bare, 'POST', '/forgetful', { 'idempotency-key': key }, {})
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(await keyRow(t.app, key), undefined)
+        assert.equal(errors.length, 1)
+      } finally {
+        await bare.close()
+      }
+    })
+
     test('keys expire after the TTL and are pruned in batches', async () => {
       const m = await team(t.app)
       const key = randomUUID()
@@ -366,41 +396,90 @@ for (const dialect of dialects()) {
   })
 }
 
+/** POST /account/session, as a CreateRoute: the count is the owner's sessions. */
+const SESSION_ROUTE: CreateRoute = {
+  name: 'POST /account/session',
+  unit: 1,
+  send: (app, m, key) =>
+    json(app, 'POST', '/account/session', {
+      authorization: `Bearer ${m.owner.authToken}`,
+      'idempotency-key': key,
+    }),
+  count: async (app, m) => {
+    const sessions = await app.ctx.db.kysely
+      .selectFrom('sessions')
+      .select('id')
+      .where('account_id', '=', m.owner.account.id)
+      .execute()
+    return sessions.length
+  },
+}
+
+interface KeyRow {
+  status: number | null
+  body: string | null
+}
+
+async function keyRow(app: FastifyInstance, key: string): Promise<KeyRow | undefined> {
+  const row = await app.ctx.db.kysely
+    .selectFrom('idempotency_keys')
+    .select(['status', 'body'])
+    .where('key', '=', key)
+    .executeTakeFirst()
+  return row && { status: row.status === null ? null : Number(row.status), body: row.body }
+}
+
+// Every create stores its answer in the transaction of its record and event (answerInCommit).
 for (const dialect of dialects()) {
-  test(`an upload's answer is stored in its commit transaction, before it is sent (${dialect.name})`, async () => {
-    const opened = await dialect.open()
-    const config = testConfig(opened.dataDir, { databaseUrl: opened.databaseUrl })
-    const app = await buildApp(config, {
-      db: opened.db,
-      keys: await testKeys(),
-      workers: false,
-      conversions: false,
-    })
-    // Root onSend hooks run before the route's own, which would store the answer after the commit.
-    const seenBeforeSend: Array<number | null> = []
-    app.addHook('onSend', async (request, _reply, payload) => {
-      const key = request.headers['idempotency-key']
-      if (typeof key === 'string') {
-        const row = await app.ctx.db.kysely
-          .selectFrom('idempotency_keys')
-          .select('status')
-          .where('key', '=', key)
-          .executeTakeFirst()
-        seenBeforeSend.push(row?.status === undefined || row.status === null ? null : Number(row.status))
-      }
-      return payload
-    })
-    try {
+  describe(`an answer commits with its create, on ${dialect.name}`, () => {
+    let app: FastifyInstance
+    let drop: () => Promise<void>
+    // What the key's row held when each answer was about to be sent, with that answer.
+    const seenBeforeSend = new Map<string, { row: KeyRow | undefined; payload: unknown }>()
+    before(async () => {
+      const opened = await dialect.open()
+      drop = opened.drop
+      const config = testConfig(opened.dataDir, { databaseUrl: opened.databaseUrl, licenses: 1000 })
+      app = await buildApp(config, {
+        db: opened.db,
+        keys: await testKeys(),
+        workers: false,
+        conversions: false,
+      })
+      // Root onSend hooks run before the route's own, which would store an answer after the commit.
+      app.addHook('onSend', async (request, _reply, payload) => {
+        const key = request.headers['idempotency-key']
+        if (typeof key === 'string') seenBeforeSend.set(key, { row: await keyRow(app, key), payload })
+        return payload
+      })
       await app.ready()
-      const owner = await signedIn(app, 'owner')
-      const res = await postForm(app, { ...owner.headers, 'idempotency-key': randomUUID() }, [
-        { name: 'file', filename: 'tx.stl', data: Buffer.from('solid tx\n') },
-      ])
-      assert.equal(res.statusCode, 200, res.body)
-      assert.deepEqual(seenBeforeSend, [200])
-    } finally {
+      await setCommitTrap(opened.db)
+    })
+    after(async () => {
       await app.close()
-      await opened.drop()
+      await drop()
+    })
+
+    for (const route of [...ROUTES, SESSION_ROUTE]) {
+      test(`${route.name}: the answer is stored, as sent, before it is sent`, async () => {
+        const m = await team(app)
+        const key = randomUUID()
+        const res = await route.send(app, m, key)
+        assert.equal(res.statusCode, 200, res.body)
+        // A reader that sees the record (the answer is sent after its commit) sees the answer.
+        assert.deepEqual(seenBeforeSend.get(key), { row: { status: 200, body: res.body }, payload: res.body })
+      })
+
+      test(`${route.name}: a commit that fails after the answer was written keeps nothing`, async () => {
+        const m = await team(app)
+        const key = `${TRAPPED_KEY_PREFIX}${randomUUID()}`
+        const before = await route.count(app, m)
+        const res = await route.send(app, m, key)
+        assert.equal(res.statusCode, 500, res.body)
+        assert.equal(await route.count(app, m), before, 'no record, no event')
+        // The reservation is freed by the 5xx: a retry runs the create again, once.
+        assert.equal(await keyRow(app, key), undefined, 'no stored answer, no reservation left')
+      })
     }
   })
 }

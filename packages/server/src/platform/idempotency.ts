@@ -4,7 +4,7 @@
 // reserve one key at once agree through the primary key (INSERT … ON CONFLICT DO NOTHING): on
 // PostgreSQL the loser's insert waits for the winner's row and then does nothing; on SQLite the
 // single writer already orders them.
-import type { Executor } from './db/index.ts'
+import type { Executor, Tx } from './db/index.ts'
 import { AppError } from './errors.ts'
 
 /**
@@ -23,6 +23,13 @@ export interface IdempotencyLimits {
   ttlMs: number
   maxKeysPerAccount: number
 }
+
+/**
+ * What a create calls inside its own transaction, last, with what it is about to answer: the
+ * route's Idempotency-Key answer is stored there (idempotent-routes.ts `answerInCommit`), so the
+ * record, its event and the answer commit together or not at all. Absent when there is no key.
+ */
+export type InCommit<T> = (tx: Tx, created: T) => Promise<void>
 
 /** What the store says about a request carrying a key. */
 export type Reservation =

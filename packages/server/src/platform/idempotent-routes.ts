@@ -1,7 +1,8 @@
 // Idempotency-Key on the routes that create something (docs/api.md, "Idempotent requests"). A
 // route says `config: { idempotent: 'body' }` (the key is taken once the JSON body is validated)
 // or `'handler'` (the route reads its body itself, e.g. a multipart upload, and calls
-// `claimIdempotencyKey` with its own fingerprint). The answer is stored as it is sent.
+// `claimIdempotencyKey` with its own fingerprint). A success is stored by the route's service in
+// its own transaction (`answerInCommit`); a refusal (4xx) as it is sent, since nothing was changed.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
@@ -11,6 +12,7 @@ import { AppError } from './errors.ts'
 import {
   completeIdempotencyKey,
   type IdempotencyLimits,
+  type InCommit,
   idempotencyKeyOf,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
@@ -24,8 +26,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The key this request reserved, until its answer is stored. */
     idempotencyKey: { accountId: string; key: string } | null
-    /** Its answer was stored in the change's transaction (completeInTransaction). */
-    idempotencyKeyCommitted: boolean
+    /** Its success answer was stored in the change's transaction (answerInCommit). */
+    idempotencyKeyStored: boolean
   }
 }
 
@@ -108,20 +110,25 @@ export async function claimIdempotencyKey(
 }
 
 /**
- * Stores the answer of the request's reserved key inside the transaction of its change, so that
- * both commit together; the answer sent later is then not stored again. A rollback leaves the
+ * What a create route hands its service when the request reserved a key (else undefined): called
+ * last inside the change's transaction with the created record, it stores the answer `answer`
+ * builds from it — serialized by the route's response schema, so exactly the body that is sent —
+ * in that transaction. Record, event and answer commit together: a crash at any point leaves
+ * either all of them or a bare reservation that a retry runs again. A rollback leaves the
  * reservation, which the failed request's answer (5xx) then releases.
  */
-export async function completeInTransaction(
-  tx: Executor,
+export function answerInCommit<T>(
   request: FastifyRequest,
-  status: number,
-  body: string,
-): Promise<void> {
+  reply: FastifyReply,
+  answer: (created: T) => unknown,
+): InCommit<T> | undefined {
   const reserved = request.idempotencyKey
-  if (!reserved) return
-  await completeIdempotencyKey(tx, { ...reserved, status, body })
-  request.idempotencyKeyCommitted = true
+  if (!reserved) return undefined
+  return async (tx, created) => {
+    const body = String(reply.serialize(answer(created)))
+    await completeIdempotencyKey(tx, { ...reserved, status: reply.statusCode, body })
+    request.idempotencyKeyStored = true
+  }
 }
 
 /**
@@ -154,9 +161,10 @@ export function idempotentRoutes(store: IdempotencyStore) {
 }
 
 /**
- * Stores the answer of a request that reserved a key: any answer below 500 but a 429 (the caller
- * is told to come back; replaying that would make the wait useless). A 5xx or 429 frees the key,
- * so that a retry runs the request again.
+ * Settles the key of a request that reserved one, as its answer is sent. A success was stored
+ * with its change (answerInCommit). A refusal (4xx but 429) changed nothing and is stored now, to
+ * be replayed. A 5xx or 429 frees the key, so that a retry runs the request again (a 429 tells
+ * the caller to come back; replaying it would make the wait useless).
  */
 function answerStorer(store: IdempotencyStore): onSendHookHandler {
   return async (request, reply, payload) => {
@@ -164,10 +172,15 @@ function answerStorer(store: IdempotencyStore): onSendHookHandler {
     if (!reserved) return payload
     request.idempotencyKey = null
     const status = reply.statusCode
-    // Stored with the change, and the change committed (else this would be a 5xx).
-    if (request.idempotencyKeyCommitted && status < 500) return payload
+    const stored = request.idempotencyKeyStored
+    if (stored && status < 400) return payload
+    if (!stored && status < 400) {
+      // A route that did not hand answerInCommit to its change: storing its answer only now could
+      // be lost to a crash after the commit, so the key goes and the bug shows in the log.
+      store.log.error({ url: request.url }, 'an idempotent route answered without storing its answer')
+    }
     try {
-      if (status >= 500 || status === 429 || typeof payload !== 'string') {
+      if (status < 400 || status >= 500 || status === 429 || typeof payload !== 'string') {
         await releaseIdempotencyKey(store.db, reserved)
       } else {
         await completeIdempotencyKey(store.db, { ...reserved, status, body: payload })

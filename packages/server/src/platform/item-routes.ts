@@ -7,6 +7,8 @@ import { type Static, type TObject, type TSchema, Type } from 'typebox'
 import type { AppContext } from './context.ts'
 import { cursorParam } from './cursors.ts'
 import { bodyOptional, idOfDelete } from './http.ts'
+import type { InCommit } from './idempotency.ts'
+import { answerInCommit } from './idempotent-routes.ts'
 import { ID_PATTERN } from './ids.ts'
 
 const Id = Type.String({ pattern: ID_PATTERN })
@@ -96,11 +98,14 @@ export class ItemRoutes {
     })
   }
 
-  /** A POST whose body (validated by `body`) makes or changes a record; answers it. */
+  /**
+   * A POST whose body (validated by `body`) makes or changes a record; answers it. `handle` calls
+   * `inCommit`, when given, last in its transaction with the record (Idempotency-Key).
+   */
   post<Body extends TSchema>(
     url: string,
     text: RouteText & { body: Body; idempotent?: boolean },
-    handle: (auth: Auth, body: Static<Body>) => Promise<unknown>,
+    handle: (auth: Auth, body: Static<Body>, inCommit?: InCommit<unknown>) => Promise<unknown>,
   ): void {
     this.#app.post(
       url,
@@ -108,8 +113,11 @@ export class ItemRoutes {
         config: text.idempotent ? { idempotent: 'body' } : {},
         schema: { ...this.#text(text), body: text.body, response: { 200: this.#answer } },
       },
-      // The body schema has validated it.
-      async (request) => this.#one(await handle(request.auth, request.body as Static<Body>)),
+      async (request, reply) => {
+        const inCommit = answerInCommit(request, reply, (record: unknown) => this.#one(record))
+        // The body schema has validated it.
+        return this.#one(await handle(request.auth, request.body as Static<Body>, inCommit))
+      },
     )
   }
 

@@ -33,7 +33,7 @@ export async function annotationRoutes(fastify: FastifyInstance, ctx: AppContext
       body: CreateAnnotationBody,
       idempotent: true,
     },
-    (auth, { file, ...input }) => createAnnotation(ctx, auth, file, input),
+    (auth, { file, ...input }, inCommit) => createAnnotation(ctx, auth, file, input, inCommit),
   )
 
   routes.post(

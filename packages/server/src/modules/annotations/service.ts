@@ -27,6 +27,7 @@ import {
 import { normalizeAccessList } from '../../platform/acl.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import * as accessLists from '../../platform/item-access.ts'
 import { FileItems, type ItemCaller } from '../files/index.ts'
@@ -138,13 +139,15 @@ export const annotations = new FileItems({
   },
 })
 
+/** `inCommit`: called last in the transaction with the created record (Idempotency-Key). */
 export function createAnnotation(
   ctx: AppContext,
   caller: ItemCaller,
   fileId: string,
   input: AnnotationInput & { name: string },
+  inCommit?: InCommit<AnnotationRecordShape>,
 ): Promise<AnnotationRecordShape> {
-  return annotations.create(ctx, caller, fileId, (id, now) => ({
+  const newRow = (id: string, now: number) => ({
     id,
     file_id: fileId,
     author_id: caller.accountId,
@@ -163,7 +166,8 @@ export function createAnnotation(
     created_at: now,
     updated_at: now,
     version: 0,
-  }))
+  })
+  return annotations.create(ctx, caller, fileId, newRow, inCommit)
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

@@ -34,7 +34,7 @@ export async function configurationRoutes(fastify: FastifyInstance, ctx: AppCont
       body: SaveConfigurationBody,
       idempotent: true,
     },
-    (auth, body) => saveConfiguration(ctx, auth, body),
+    (auth, body, inCommit) => saveConfiguration(ctx, auth, body, inCommit),
   )
 
   // The spec's one URL for all three: POST saves, DELETE removes, GET lists.

@@ -18,6 +18,7 @@ import {
 } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import * as accessLists from '../../platform/item-access.ts'
 import { FileItems, type ItemCaller } from '../files/index.ts'
@@ -134,17 +135,20 @@ export const configurations = new FileItems({
   inEvent: { created: inEvent, updated: inEvent },
 })
 
+/** `inCommit`: called last in the transaction with the saved record (Idempotency-Key). */
 export async function saveConfiguration(
   ctx: AppContext,
   caller: ItemCaller,
   input: SaveInput,
+  inCommit?: InCommit<ConfigurationRecordShape>,
 ): Promise<ConfigurationRecordShape> {
   if (input._id !== undefined) {
-    return configurations.update(ctx, caller, input._id, {
+    const change = {
       version: input.__v,
-      check: (record) => refuseMove(record, input),
-      plan: (record) => planUpdate(record, caller, input),
-    })
+      check: (record: ConfigurationRecordShape) => refuseMove(record, input),
+      plan: (record: ConfigurationRecordShape) => planUpdate(record, caller, input),
+    }
+    return configurations.update(ctx, caller, input._id, change, inCommit)
   }
   if (input.file === undefined) {
     throw new AppError(
@@ -155,7 +159,7 @@ export async function saveConfiguration(
   if (input.__v !== undefined)
     throw new AppError('VALIDATION_FAILED', 'body: __v applies to updates (with _id) only.')
   const fileId = input.file
-  return configurations.create(ctx, caller, fileId, (id, now) => ({
+  const newRow = (id: string, now: number) => ({
     id,
     file_id: fileId,
     author_id: caller.accountId,
@@ -168,7 +172,8 @@ export async function saveConfiguration(
     settings: JSON.stringify(applySettings(defaultSettings(), input)),
     created_at: now,
     version: 0,
-  }))
+  })
+  return configurations.create(ctx, caller, fileId, newRow, inCommit)
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

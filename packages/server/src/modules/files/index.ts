@@ -9,7 +9,8 @@ export {
   fileReaders,
   requireFileAccess,
 } from './access.ts'
-export { FileItems, type ItemCaller } from './items.ts'
+export type { ItemCaller } from './item-kind.ts'
+export { FileItems } from './items.ts'
 export { lockFile, lockFilePath } from './locks.ts'
 export { sweepPrunedRevisions } from './revisions.ts'
 export { fileRoutes } from './routes.ts'

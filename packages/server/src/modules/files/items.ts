@@ -1,86 +1,30 @@
 // Items that live on a file and carry access lists of their own (annotations, configurations): the
 // one create/list/update/delete skeleton they share. The file role comes first (no access to the
 // file: 404; viewer: 403 on changes), then the item's own lists; every change runs in one
-// transaction with its event. A kind brings what differs: its record, its rights and its SQL.
+// transaction with its event. A kind brings what differs (item-kind.ts): its record, its rights
+// and its SQL.
 //
 // Caps (item-limits.ts): a file holds at most so many items of a kind and so many bytes of them.
 // Every change takes the file's lock (locks.ts) before counting: a create first thing, an update
 // or delete after its item's own lock (item lock, then file lock: nothing takes them the other way
 // round), and before it writes any row, so a file deletion (file lock, then its rows) never waits
 // on a row an item writer holds.
-import type { Insertable, Updateable } from 'kysely'
+import type { Insertable } from 'kysely'
 import { type EventName, isEventName } from '../../contract/index.ts'
 import { emitEvent } from '../../events/index.ts'
-import type { Config } from '../../platform/config.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
 import { deleteRow, type RevisedTable, updateRowAt } from '../../platform/db/revised-rows.ts'
 import type { Database } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import type { ItemViewer } from '../../platform/item-access.ts'
 import { type FileAccess, fileReaders, requireFileAccess } from './access.ts'
-import { addToItemTotals, checkAndAddToItemTotals, type ItemCaps } from './item-limits.ts'
-import { decodeItemCursor, type ItemPage, type PagedRows, readItemPage } from './item-pages.ts'
+import type { FileItemKind, ItemCaller, ItemEdit, ItemRights, ItemRow } from './item-kind.ts'
+import { addToItemTotals, checkAndAddToItemTotals } from './item-limits.ts'
+import { decodeItemCursor, type ItemPage, readItemPage } from './item-pages.ts'
 import { lockFile } from './locks.ts'
-
-/** Who acts on an item. */
-export interface ItemCaller {
-  accountId: string
-  email: string
-}
-
-/** What a viewer may do with an item by its lists (the file role is checked separately). */
-export interface ItemRights {
-  /** The item's author or the file's owner: every right, and the only ones to change the lists. */
-  privileged: boolean
-  read: boolean
-  write: boolean
-  /** May their webhooks hear about this version of the item (none learns what its owner may not see)? */
-  hears: boolean
-}
-
-/** The columns the skeleton reads of an item's row. */
-interface ItemRow {
-  id: string
-  file_id: string
-  author_id: string
-}
-
-/** An item table's SQL: its module's repository.ts. */
-export interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
-  table: T
-  find(db: Executor, id: string): Promise<Row | undefined>
-  insert(db: Executor, row: Insertable<Database[T]>): Promise<unknown>
-}
-
-export interface FileItemKind<T extends RevisedTable, Row extends ItemRow, Item, Rights> {
-  /** What the item is called in messages, lock names and events (`<noun>_created`, …). */
-  noun: string
-  rows: ItemRows<T, Row>
-  /** The kind's per-file caps, from the configuration. */
-  caps(config: Config): ItemCaps
-  toItem(row: Row): Item
-  rightsOf(item: Item, authorId: string, who: ItemViewer): Rights
-  /** The item as HTTP answers show it to a viewer with `rights` (default: as it is). */
-  shown?(item: Item, rights: Rights): Item
-  /** The item as the data of its _created event and as each side of its _updated event. */
-  inEvent: { created(item: Item): unknown; updated(item: Item): unknown }
-  /** Throws when `rights` do not allow deleting, beyond writePermissions. */
-  authorizeDelete?(rights: Rights): void
-}
-
-/** A change worked out against the stored item, before any permission check. */
-export interface ItemEdit<T extends RevisedTable, Rights> {
-  /** Nothing differs from what is stored: no new revision, no event. */
-  unchanged: boolean
-  /** The access lists themselves change (only privileged viewers may). */
-  listsChanged: boolean
-  /** Throws when `rights` do not allow this change, beyond writePermissions. */
-  authorize?(rights: Rights): void
-  /** The columns to store, once every check passed. */
-  columns(): Updateable<Database[T]>
-}
 
 function itemViewer(caller: ItemCaller, access: FileAccess): ItemViewer {
   return { accountId: caller.accountId, email: caller.email, isOwner: access.role === 'owner' }
@@ -117,9 +61,10 @@ export class FileItems<
     caller: ItemCaller,
     fileId: string,
     newRow: (id: string, now: number) => Insertable<Database[T]>,
+    inCommit?: InCommit<Item>,
   ): Promise<Item> {
     const kind = this.#kind
-    return ctx.db.kysely.transaction().execute(async (tx) => {
+    return this.#transaction(ctx, inCommit, async (tx) => {
       // The lock first: the file cannot go meanwhile, and creators count one after another.
       await lockFile(ctx.db, tx, fileId)
       const access = await requireFileAccess(tx, caller.accountId, fileId, 'write')
@@ -152,10 +97,11 @@ export class FileItems<
     caller: ItemCaller,
     id: string,
     change: { version: number | undefined; check?(item: Item): void; plan(item: Item): ItemEdit<T, Rights> },
+    inCommit?: InCommit<Item>,
   ): Promise<Item> {
     const { version } = change
     const kind = this.#kind
-    return ctx.db.kysely.transaction().execute(async (tx) => {
+    return this.#transaction(ctx, inCommit, async (tx) => {
       // Serializes writers of one item so that `old` in the event is what `new` replaced.
       await lockResource(ctx.db, tx, `tessera.${kind.noun}.${id}`)
       await this.#lockFileOf(ctx, tx, id)
@@ -225,6 +171,15 @@ export class FileItems<
       const item = this.#kind.toItem(row)
       const rights = this.#kind.rightsOf(item, row.author_id, who)
       return rights.read ? this.#shown(item, rights) : undefined
+    })
+  }
+
+  /** Runs `change` in a transaction whose last step is `inCommit` with the item it answers. */
+  #transaction(ctx: AppContext, inCommit: InCommit<Item> | undefined, change: (tx: Tx) => Promise<Item>) {
+    return ctx.db.kysely.transaction().execute(async (tx) => {
+      const answered = await change(tx)
+      await inCommit?.(tx, answered)
+      return answered
     })
   }
 

@@ -2,7 +2,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
+import { answerInCommit } from '../../platform/idempotent-routes.ts'
 import { FileAnswer, FileParams, ShareBody, ShareParams } from './schemas.ts'
+import type { FileViewShape } from './service.ts'
 import { shareFile, unshareFile } from './sharing.ts'
 
 export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
@@ -27,10 +29,11 @@ export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         response: { 200: FileAnswer },
       },
     },
-    async (request) => ({
-      success: true as const,
-      file: await shareFile(ctx, request.auth.accountId, request.params.id, request.body),
-    }),
+    async (request, reply) => {
+      const answer = (file: FileViewShape) => ({ success: true as const, file })
+      const inCommit = answerInCommit(request, reply, answer)
+      return answer(await shareFile(ctx, request.auth.accountId, request.params.id, request.body, inCommit))
+    },
   )
 
   app.delete(

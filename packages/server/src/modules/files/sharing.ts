@@ -3,6 +3,7 @@ import type { Static } from 'typebox'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db, Tx } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { findAccountsByEmails } from '../accounts/index.ts'
 import { requireFileAccess } from './access.ts'
 import { lockFile } from './locks.ts'
@@ -44,12 +45,16 @@ async function refuseNewShareAtCap(ctx: AppContext, tx: Tx, fileId: string, targ
   }
 }
 
-/** Owner only: gives (or changes) an account's role on the file. */
+/**
+ * Owner only: gives (or changes) an account's role on the file. `inCommit`: called last in the
+ * transaction with the file as answered (Idempotency-Key).
+ */
 export async function shareFile(
   ctx: AppContext,
   accountId: string,
   fileId: string,
   input: { email: string; role: ShareRoleName },
+  inCommit?: InCommit<FileViewShape>,
 ): Promise<FileViewShape> {
   const { db } = ctx
   // Access first, so that a stranger or a reader learns nothing about which e-mails exist.
@@ -66,7 +71,9 @@ export async function shareFile(
       created_at: Date.now(),
     })
     await refreshRoles(tx, fileId)
-    return viewOf(tx, fileId, accountId)
+    const view = await viewOf(tx, fileId, accountId)
+    await inCommit?.(tx, view)
+    return view
   })
 }
 

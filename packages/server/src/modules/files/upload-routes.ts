@@ -7,14 +7,14 @@ import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http.ts'
 import {
+  answerInCommit,
   claimIdempotencyKey,
-  completeInTransaction,
   idempotencyStore,
   requestFingerprint,
 } from '../../platform/idempotent-routes.ts'
 import { normalizeDirectory, sanitizeFileName } from './names.ts'
 import { FileAnswer, UploadBody } from './schemas.ts'
-import { discardBlob } from './service.ts'
+import { discardBlob, type FileViewShape } from './service.ts'
 import { commitUpload, type StagedBlob, stageUpload } from './upload.ts'
 import type { UploadFormatPolicy } from './upload-format.ts'
 import { readHead, refused, storedReader } from './upload-sniff.ts'
@@ -111,10 +111,9 @@ export async function uploadRoute(
         }
         // The answer is stored with the key in the upload's own transaction: a crash after the
         // commit cannot leave a file whose key would run the upload again.
-        const file = await commitUpload(ctx, request.auth.accountId, upload, (tx, view) =>
-          completeInTransaction(tx, request, 200, String(reply.serialize({ success: true, file: view }))),
-        )
-        return { success: true as const, file }
+        const answer = (file: FileViewShape) => ({ success: true as const, file })
+        const inCommit = answerInCommit(request, reply, answer)
+        return answer(await commitUpload(ctx, request.auth.accountId, upload, inCommit))
       },
     )
   })

@@ -8,6 +8,7 @@
 import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Tx } from '../../platform/db/index.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import { dropPendingJobs, enqueueJob } from '../../platform/job-queue.ts'
 import { fileReaderIds } from './access.ts'
@@ -64,7 +65,7 @@ export async function commitUpload(
   ctx: AppContext,
   accountId: string,
   upload: NewUpload,
-  inCommit?: (tx: Tx, file: FileViewShape) => Promise<void>,
+  inCommit?: InCommit<FileViewShape>,
 ): Promise<FileViewShape> {
   const key = fileKey(upload.parent, upload.name)
   let outcome: { record: FileRecordShape; pruned: PrunedRevision[] }

@@ -2,9 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialCookie, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
+import { answerInCommit } from '../../platform/idempotent-routes.ts'
 import { logoutRoute } from './logout.ts'
 import { DeleteResult, KeepAliveResult, SessionResult } from './schemas.ts'
-import { createSession, deleteSession, keepAlive } from './service.ts'
+import { type CreatedSession, createSession, deleteSession, keepAlive } from './service.ts'
 import { startAuthRowCache } from './session-cache.ts'
 
 function sessionId(request: { auth: { sessionId: string | null } }): string {
@@ -38,13 +39,19 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
       },
     },
     async (request, reply) => {
-      const session = await createSession(ctx, request.auth.accountId)
+      const answer = ({ token, superseded }: CreatedSession) => ({
+        success: true as const,
+        jwt: token,
+        superseded,
+      })
+      const inCommit = answerInCommit(request, reply, answer)
+      const session = await createSession(ctx, request.auth.accountId, inCommit)
       reply.setCookie(
         SESSION_COOKIE,
         session.token,
         sessionCookieOptions(request, Math.floor(ctx.config.sessionTtlMs / 1000)),
       )
-      return { success: true as const, jwt: session.token, superseded: session.superseded }
+      return answer(session)
     },
   )
 

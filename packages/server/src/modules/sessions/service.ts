@@ -4,6 +4,7 @@
 import type { AppContext } from '../../platform/context.ts'
 import { awaitRowChangesSeen, lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import { checkAdminMayDisable, markAccountDisabled } from '../accounts/index.ts'
 import * as repo from './repository.ts'
@@ -17,11 +18,22 @@ export interface CreatedSession {
   superseded: boolean
 }
 
-export async function createSession(ctx: AppContext, accountId: string): Promise<CreatedSession> {
+/**
+ * A new session of the account, holding a license. `inCommit`: called last in the transaction,
+ * under the pool lock, with the session as answered (Idempotency-Key).
+ */
+export async function createSession(
+  ctx: AppContext,
+  accountId: string,
+  inCommit?: InCommit<CreatedSession>,
+): Promise<CreatedSession> {
   const { db, config } = ctx
   const cache = authRowCache(ctx)
-  let superseded = false
-  const sessionId = await db.kysely.transaction().execute(async (tx) => {
+  // Signed before the pool lock is taken, which every session creation waits for: a refused
+  // request wastes one signature, a granted one holds the lock no longer than its rows take.
+  const sessionId = newId()
+  const token = await ctx.tokens.signSessionToken(sessionId, accountId)
+  const created = await db.kysely.transaction().execute(async (tx) => {
     await lockResource(db, tx, 'tessera.licenses')
     // Under the pool lock that disabling also takes: an account disabled since its auth token was
     // checked gets no session (and no license).
@@ -29,30 +41,31 @@ export async function createSession(ctx: AppContext, accountId: string): Promise
       throw new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
     }
     const now = Date.now()
-    superseded = (await repo.supersedeValidSessions(tx, accountId, now)).length > 0
+    const superseded = (await repo.supersedeValidSessions(tx, accountId, now)).length > 0
     const inUse = await repo.countValidSessions(tx, now)
     if (inUse >= config.licenses) {
       // Rolling back keeps the account's previous session (and its license) as it was.
       throw new AppError('NO_LICENSE_AVAILABLE', `All ${config.licenses} license tokens are in use.`)
     }
-    const id = newId(now)
+    const expiresAt = now + config.sessionTtlMs
     await repo.insertSession(tx, {
-      id,
+      id: sessionId,
       account_id: accountId,
       created_at: now,
-      expires_at: now + config.sessionTtlMs,
+      expires_at: expiresAt,
       ends_at: null,
       superseded_at: null,
     })
-    return id
+    const session = { sessionId, token, expiresAt, superseded }
+    await inCommit?.(tx, session)
+    return session
   })
   // The NOTIFY of the superseded rows reaches this process too, but a request may come first.
   cache?.forgetAccount(accountId)
   // Answered once every process has applied the change: a client that uses the old session
   // anywhere after this answer is refused.
-  if (superseded) await awaitRowChangesSeen(db, ctx.log)
-  const token = await ctx.tokens.signSessionToken(sessionId, accountId)
-  return { sessionId, token, expiresAt: Date.now() + config.sessionTtlMs, superseded }
+  if (created.superseded) await awaitRowChangesSeen(db, ctx.log)
+  return created
 }
 
 /** Keep-alive: the session stays valid for another TTL (never past a scheduled deletion). */

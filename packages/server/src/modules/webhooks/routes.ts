@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
+import { answerInCommit } from '../../platform/idempotent-routes.ts'
 import { deliveryRoutes } from './delivery-routes.ts'
 import { AccountRateLimit } from './rate-limit.ts'
 import {
@@ -14,6 +15,7 @@ import {
   WebhookResource,
 } from './schemas.ts'
 import {
+  type CreatedWebhook,
   createWebhook,
   deleteWebhook,
   getWebhook,
@@ -73,10 +75,14 @@ function createAndReadRoutes(fastify: FastifyInstance, ctx: AppContext, limit: L
         response: { 200: CreatedWebhookAnswer },
       },
     },
-    async (request) => {
-      const created = await createWebhook(ctx, owner(request), request.body)
-      const secret = created.generatedSecret
-      return { success: true as const, data: created.resource, ...(secret ? { secretToken: secret } : {}) }
+    async (request, reply) => {
+      const answer = ({ resource, generatedSecret: secret }: CreatedWebhook) => ({
+        success: true as const,
+        data: resource,
+        ...(secret ? { secretToken: secret } : {}),
+      })
+      const inCommit = answerInCommit(request, reply, answer)
+      return answer(await createWebhook(ctx, owner(request), request.body, inCommit))
     },
   )
 

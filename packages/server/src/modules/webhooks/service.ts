@@ -14,6 +14,7 @@ import { wakeWorkers } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
 import { isId, newId } from '../../platform/ids.ts'
 import * as repo from './repository.ts'
 
@@ -132,10 +133,12 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
+/** `inCommit`: called last in the transaction with the created webhook (Idempotency-Key). */
 export async function createWebhook(
   ctx: AppContext,
   owner: Owner,
   input: NewWebhook,
+  inCommit?: InCommit<CreatedWebhook>,
 ): Promise<CreatedWebhook> {
   const generatedSecret = input.secretToken === undefined ? generateSecret() : undefined
   const secret = input.secretToken ?? generatedSecret ?? ''
@@ -144,7 +147,7 @@ export async function createWebhook(
   // Deliberately slow (bcrypt): computed once here, outside the transaction.
   const serviceToken = await hashServiceToken(secret)
   const { db } = ctx
-  const row = await db.kysely.transaction().execute(async (tx) => {
+  return db.kysely.transaction().execute(async (tx) => {
     // Serializes registrations of one account so the limit and the duplicate check hold under
     // concurrency, on both dialects.
     await lockResource(db, tx, `tessera.webhooks.${owner.accountId}`)
@@ -175,10 +178,11 @@ export async function createWebhook(
       version: 0,
     }
     await repo.insertWebhook(tx, row)
-    return row
+    const resource = toResource(row, owner.email)
+    const created = generatedSecret === undefined ? { resource } : { resource, generatedSecret }
+    await inCommit?.(tx, created)
+    return created
   })
-  const resource = toResource(row, owner.email)
-  return generatedSecret === undefined ? { resource } : { resource, generatedSecret }
 }
 
 export async function listWebhooks(ctx: AppContext, owner: Owner): Promise<WebhookResourceShape[]> {

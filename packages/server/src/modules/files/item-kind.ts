@@ -1,0 +1,68 @@
+// What a kind of file item (annotations, configurations) brings to the skeleton of items.ts: its
+// record, its rights, its caps and its SQL.
+import type { Insertable, Updateable } from 'kysely'
+import type { Config } from '../../platform/config.ts'
+import type { Executor } from '../../platform/db/index.ts'
+import type { RevisedTable } from '../../platform/db/revised-rows.ts'
+import type { Database } from '../../platform/db/schema.ts'
+import type { ItemViewer } from '../../platform/item-access.ts'
+import type { ItemCaps } from './item-limits.ts'
+import type { PagedRows } from './item-pages.ts'
+
+/** Who acts on an item. */
+export interface ItemCaller {
+  accountId: string
+  email: string
+}
+
+/** What a viewer may do with an item by its lists (the file role is checked separately). */
+export interface ItemRights {
+  /** The item's author or the file's owner: every right, and the only ones to change the lists. */
+  privileged: boolean
+  read: boolean
+  write: boolean
+  /** May their webhooks hear about this version of the item (none learns what its owner may not see)? */
+  hears: boolean
+}
+
+/** The columns the skeleton reads of an item's row. */
+export interface ItemRow {
+  id: string
+  file_id: string
+  author_id: string
+}
+
+/** An item table's SQL: its module's repository.ts. */
+export interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
+  table: T
+  find(db: Executor, id: string): Promise<Row | undefined>
+  insert(db: Executor, row: Insertable<Database[T]>): Promise<unknown>
+}
+
+export interface FileItemKind<T extends RevisedTable, Row extends ItemRow, Item, Rights> {
+  /** What the item is called in messages, lock names and events (`<noun>_created`, …). */
+  noun: string
+  rows: ItemRows<T, Row>
+  /** The kind's per-file caps, from the configuration. */
+  caps(config: Config): ItemCaps
+  toItem(row: Row): Item
+  rightsOf(item: Item, authorId: string, who: ItemViewer): Rights
+  /** The item as HTTP answers show it to a viewer with `rights` (default: as it is). */
+  shown?(item: Item, rights: Rights): Item
+  /** The item as the data of its _created event and as each side of its _updated event. */
+  inEvent: { created(item: Item): unknown; updated(item: Item): unknown }
+  /** Throws when `rights` do not allow deleting, beyond writePermissions. */
+  authorizeDelete?(rights: Rights): void
+}
+
+/** A change worked out against the stored item, before any permission check. */
+export interface ItemEdit<T extends RevisedTable, Rights> {
+  /** Nothing differs from what is stored: no new revision, no event. */
+  unchanged: boolean
+  /** The access lists themselves change (only privileged viewers may). */
+  listsChanged: boolean
+  /** Throws when `rights` do not allow this change, beyond writePermissions. */
+  authorize?(rights: Rights): void
+  /** The columns to store, once every check passed. */
+  columns(): Updateable<Database[T]>
+}
