@@ -33,7 +33,9 @@ describe('a warm PostgreSQL pool', { skip: !url }, () => {
       const rows = await pooled()
       assert.equal(rows.length, 4, 'every pooled connection is open')
       for (const { query } of rows) {
-        for (const table of ['events', 'deliveries', 'sessions', 'files']) {
+        // pg_stat_activity keeps the first 1 KiB of a query (track_activity_query_size): tables
+        // early in the alphabetical list, which the cut never reaches.
+        for (const table of ['accounts', 'events', 'deliveries', 'files']) {
           assert.match(query, new RegExp(`from "?${table}"? limit 0`), `${table} in ${query.slice(0, 120)}`)
         }
       }
