@@ -1,7 +1,7 @@
 // The client commands of the `tessera` binary (login, upload, ls, download, listen --forward-to,
 // trigger, webhooks) as child processes against a real `tessera serve` on SQLite.
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from 'node:http'
@@ -14,7 +14,7 @@ import { verifyWebhook } from '@tessera/client/webhooks'
 import { Webhook } from 'standardwebhooks'
 import { type SseFrame, sseFrames } from '../src/listen.ts'
 import { barRenderer, lineRenderer } from '../src/upload.ts'
-import { BIN, type Server, startServer, tempDir } from './support/server.ts'
+import { BIN, type Server, spawnCli, startServer, tempDir } from './support/server.ts'
 
 const IFC = path.resolve(import.meta.dirname, '../../server/test/fixtures/conversion/small-house.ifc')
 const SECRET = 'q4Vd-7hYz2KpX9mRw3Ls'
@@ -209,26 +209,17 @@ for (const target of targets)
     })
 
     test('listen --forward-to forwards an attribute write, signed with the printed secret', async () => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'listen', '--events', 'attribute_updated', '--forward-to', `${receiver.url}/listen`],
-        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      const { child, output, exited } = spawnCli(
+        ['listen', '--events', 'attribute_updated', '--forward-to', `${receiver.url}/listen`],
+        env,
       )
-      let output = ''
-      child.stdout.on('data', (d: Buffer) => {
-        output += d.toString()
-      })
-      child.stderr.on('data', (d: Buffer) => {
-        output += d.toString()
-      })
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
       try {
-        const secret = await until('the secret', () => /signing secret: (\S+)/.exec(output)?.[1])
+        const secret = await until('the secret', () => /signing secret: (\S+)/.exec(output())?.[1])
         const standard = await until(
           'the whsec_ secret',
-          () => /Standard Webhooks library: (whsec_\S+)/.exec(output)?.[1],
+          () => /Standard Webhooks library: (whsec_\S+)/.exec(output())?.[1],
         )
-        await until('the stream', () => output.includes('Ready: listening'))
+        await until('the stream', () => output().includes('Ready: listening'))
         const node = await withSdk(async (tessera) => {
           const id = (await tessera.files.sceneTree(ifcId))[0]?.id ?? ''
           await tessera.attributes.set(ifcId, { [id]: { status: 'approved' } })
@@ -255,34 +246,25 @@ for (const target of targets)
         assert.equal(envelope.file, ifcId)
         assert.ok(request.body.includes(node))
         await assert.rejects(verifyWebhook({ headers: request.headers, body: request.body, secret: SECRET }))
-        await until('the printed answer', () => / -> POST \S+ \[200\] \d+ ms/.test(output))
-        assert.match(output, new RegExp(`attribute_updated  file ${ifcId}  ${envelope.uuid}`))
+        await until('the printed answer', () => / -> POST \S+ \[200\] \d+ ms/.test(output()))
+        assert.match(output(), new RegExp(`attribute_updated  file ${ifcId}  ${envelope.uuid}`))
       } finally {
         child.kill('SIGINT')
       }
-      assert.equal(await exited, 0, output)
+      assert.equal(await exited, 0, output())
     })
 
     test('trigger reaches a running listen --forward-to: printed, forwarded and signed', async () => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'listen', '--events', 'file_uploaded', '--forward-to', `${receiver.url}/triggered`],
-        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      const { child, output, exited } = spawnCli(
+        ['listen', '--events', 'file_uploaded', '--forward-to', `${receiver.url}/triggered`],
+        env,
       )
-      let output = ''
-      child.stdout.on('data', (d: Buffer) => {
-        output += d.toString()
-      })
-      child.stderr.on('data', (d: Buffer) => {
-        output += d.toString()
-      })
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
       try {
         const standard = await until(
           'the whsec_ secret',
-          () => /Standard Webhooks library: (whsec_\S+)/.exec(output)?.[1],
+          () => /Standard Webhooks library: (whsec_\S+)/.exec(output())?.[1],
         )
-        await until('the stream', () => output.includes('Ready: listening'))
+        await until('the stream', () => output().includes('Ready: listening'))
         // No webhook for the event: the test event still goes to the stream, and that is no failure.
         const run = await cli(['trigger', 'file_uploaded'])
         assert.equal(run.code, 0, run.stderr)
@@ -302,12 +284,12 @@ for (const target of targets)
         const envelope = new Webhook(standard).verify(request.body, headers) as Record<string, unknown>
         assert.equal(envelope.uuid, uuid)
         assert.equal(envelope.event, 'file_uploaded')
-        await until('the printed event', () => output.includes(uuid))
-        assert.match(output, new RegExp(`file_uploaded  file \\S+  ${uuid}`))
+        await until('the printed event', () => output().includes(uuid))
+        assert.match(output(), new RegExp(`file_uploaded  file \\S+  ${uuid}`))
       } finally {
         child.kill('SIGINT')
       }
-      assert.equal(await exited, 0, output)
+      assert.equal(await exited, 0, output())
     })
 
     test('trigger sends a test delivery to the webhook for that event; webhooks ls and deliveries', async () => {

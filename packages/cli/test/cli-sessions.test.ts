@@ -2,14 +2,21 @@
 // (login, webhooks, trigger, listen, licenses) neither supersede its session nor fail 402; a
 // command that needs a session says clearly that none is free, and gives its license back at once.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { type AddressInfo, createServer } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { NoLicenseAvailableError, Tessera } from '@tessera/client'
-import { BIN, firstAdmin, runCli, runServerCli, type Server, startServer, tempDir } from './support/server.ts'
+import {
+  firstAdmin,
+  runCli,
+  runServerCli,
+  type Server,
+  spawnCli,
+  startServer,
+  tempDir,
+} from './support/server.ts'
 
 /** A port nothing listens on (one the system just gave out and took back). */
 async function closedPort(): Promise<number> {
@@ -82,25 +89,14 @@ describe('tessera beside an SDK session, with a pool of one license', () => {
     assert.match(licenses.stdout, /^1 of 1 licenses in use$/m)
     await backendWorks('tessera licenses')
 
-    const listen = spawn(process.execPath, [BIN, 'listen'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    listen.stdout.on('data', (d: Buffer) => {
-      output += d.toString()
-    })
-    listen.stderr.on('data', (d: Buffer) => {
-      output += d.toString()
-    })
-    const exited = new Promise<number | null>((resolve) => listen.once('exit', resolve))
+    const { child: listen, output, exited } = spawnCli(['listen'], env)
     const deadline = Date.now() + 30_000
-    while (!output.includes('Ready: listening') && Date.now() < deadline && listen.exitCode === null)
+    while (!output().includes('Ready: listening') && Date.now() < deadline && listen.exitCode === null)
       await new Promise((r) => setTimeout(r, 50))
-    assert.match(output, /Ready: listening/)
+    assert.match(output(), /Ready: listening/)
     await backendWorks('tessera listen')
     listen.kill('SIGINT')
-    assert.equal(await exited, 0, output)
+    assert.equal(await exited, 0, output())
   })
 
   test('ls with the pool full fails with a clear message; its license is free as soon as it ends', async () => {

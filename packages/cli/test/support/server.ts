@@ -20,21 +20,24 @@ export interface Server {
   exited: Promise<number | null>
 }
 
-/** `tessera-server ARGS` with `input` on stdin. */
-export function runServerCli(
-  args: string[],
-  env: Record<string, string>,
-  input = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
+type Ran = { code: number; stdout: string; stderr: string }
+
+/** Runs a bin of ours with this Node, `input` on stdin (not a TTY). */
+function runBin(bin: string, args: string[], env: Record<string, string>, input: string, timeout: number) {
+  return new Promise<Ran>((resolve) => {
     const child = execFile(
       process.execPath,
-      [SERVER_BIN, ...args],
-      { env: { ...process.env, ...env }, timeout: 60_000 },
+      [bin, ...args],
+      { env: { ...process.env, ...env }, timeout },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     )
     child.stdin?.end(input)
   })
+}
+
+/** `tessera-server ARGS` with `input` on stdin. */
+export function runServerCli(args: string[], env: Record<string, string>, input = ''): Promise<Ran> {
+  return runBin(SERVER_BIN, args, env, input, 60_000)
 }
 
 /** Starts `tessera-server serve` on a free port and waits until it listens. */
@@ -70,18 +73,28 @@ export function firstAdmin(server: Server): { username: string; password: string
 }
 
 /** `tessera ARGS` (the CLI) with `input` on stdin (not a TTY). */
-export function runCli(
-  args: string[],
-  env: Record<string, string>,
-  input = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { ...process.env, ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    )
-    child.stdin?.end(input)
+export function runCli(args: string[], env: Record<string, string>, input = ''): Promise<Ran> {
+  return runBin(BIN, args, env, input, 120_000)
+}
+
+/** A running `tessera ARGS` (e.g. `listen`) whose stdout and stderr are collected as they come. */
+export interface Running {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+}
+
+export function spawnCli(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
+  let output = ''
+  const collect = (d: Buffer) => {
+    output += d.toString()
+  }
+  child.stdout?.on('data', collect)
+  child.stderr?.on('data', collect)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  return { child, output: () => output, exited }
 }
