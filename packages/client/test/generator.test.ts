@@ -49,7 +49,7 @@ test('@hey-api/openapi-ts generates a client that compiles, is named by operatio
 
   // CommonJS output: the generated files import each other without extensions.
   const js = path.join(dir, 'js')
-  const args = ['--strict', '--module', 'commonjs', '--target', 'es2022', '--lib', 'es2022,dom']
+  const args = ['--strict', '--module', 'commonjs', '--target', 'es2022', '--lib', 'es2022,dom,dom.iterable']
   execFileSync(TSC, [...args, '--skipLibCheck', '--outDir', js, path.join(out, 'index.ts')], {
     cwd: dir,
     stdio: 'pipe',

@@ -95,7 +95,7 @@ test('every list pages: with pages of 2, for await and page() give back every it
   const hook = await owner.webhooks.create({
     event: 'annotation_created',
     url: 'http://127.0.0.1:9/every',
-    secretToken: 'a webhook secret long enough 42',
+    secretToken: 'k7Qx-9vR2mWp4ZtL8bNc',
   })
   for (const n of [1, 2, 3, 4, 5]) {
     await owner.annotations.create({ file, name: `note ${n}` })
