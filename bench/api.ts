@@ -509,8 +509,23 @@ function resultRows(rows: Row[]): ResultRow[] {
     const bareCpu = of(row.bare, 'cpuMicrosPerRequest')
     const oursCpu = of(row.ours, 'cpuMicrosPerRequest')
     const out: ResultRow[] = [
-      { metric: 'req_per_s', value: Math.round(oursRps), unit: 'req/s', ...at, baselineValue: Math.round(bareRps), ratio: Number((oursRps / bareRps).toFixed(3)) },
-      { metric: 'cpu_per_req', value: Math.round(oursCpu), unit: 'µs', ...at, baselineValue: Math.round(bareCpu), ratio: Number((bareCpu / oursCpu).toFixed(3)), ratioNote: 'bare/ours' },
+      {
+        metric: 'req_per_s',
+        value: Math.round(oursRps),
+        unit: 'req/s',
+        ...at,
+        baselineValue: Math.round(bareRps),
+        ratio: Number((oursRps / bareRps).toFixed(3)),
+      },
+      {
+        metric: 'cpu_per_req',
+        value: Math.round(oursCpu),
+        unit: 'µs',
+        ...at,
+        baselineValue: Math.round(bareCpu),
+        ratio: Number((bareCpu / oursCpu).toFixed(3)),
+        ratioNote: 'bare/ours',
+      },
       { metric: 'latency_p50', value: of(row.ours, 'p50'), unit: 'ms', dialect: row.dialect, case: row.case },
       { metric: 'latency_p99', value: of(row.ours, 'p99'), unit: 'ms', dialect: row.dialect, case: row.case },
     ]

@@ -58,7 +58,8 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   const power = 10 ** Math.floor(Math.log10(raw))
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power
   const ticks: number[] = []
-  for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)))
+  for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    ticks.push(Number(v.toPrecision(12)))
   return ticks
 }
 
@@ -136,7 +137,9 @@ function axes(chart: Chart, f: Frame): string[] {
   for (const t of f.yTicks) {
     const y = fix(f.sy(t))
     out.push(`<line x1="${M.left}" y1="${y}" x2="${right}" y2="${y}" stroke="${GRID}"/>`)
-    out.push(`<text x="${M.left - 8}" y="${y}" dy="4" text-anchor="end" fill="${MUTED}">${esc(format(t))}</text>`)
+    out.push(
+      `<text x="${M.left - 8}" y="${y}" dy="4" text-anchor="end" fill="${MUTED}">${esc(format(t))}</text>`,
+    )
   }
   for (const t of f.xTicks) {
     const x = fix(f.sx(t.at))
@@ -159,11 +162,21 @@ function marker(kind: Series['marker'], x: number, y: number, color: string, lab
   const paint = `fill="${color}" stroke="${PAPER}" stroke-width="1.5"`
   const [cx, cy] = [fix(x), fix(y)]
   if (kind === 'circle') return `<circle cx="${cx}" cy="${cy}" r="5" ${paint}>${title}</circle>`
-  if (kind === 'square') return `<rect x="${fix(x - 4.5)}" y="${fix(y - 4.5)}" width="9" height="9" ${paint}>${title}</rect>`
+  if (kind === 'square')
+    return `<rect x="${fix(x - 4.5)}" y="${fix(y - 4.5)}" width="9" height="9" ${paint}>${title}</rect>`
   const pts =
     kind === 'diamond'
-      ? [[x, y - 6], [x + 6, y], [x, y + 6], [x - 6, y]]
-      : [[x, y - 6], [x + 6, y + 5], [x - 6, y + 5]]
+      ? [
+          [x, y - 6],
+          [x + 6, y],
+          [x, y + 6],
+          [x - 6, y],
+        ]
+      : [
+          [x, y - 6],
+          [x + 6, y + 5],
+          [x - 6, y + 5],
+        ]
   return `<polygon points="${pts.map(([a = 0, b = 0]) => `${fix(a)},${fix(b)}`).join(' ')}" ${paint}>${title}</polygon>`
 }
 
@@ -203,7 +216,9 @@ function legend(chart: Chart): string[] {
     }
     const dash = s.dashed ? ' stroke-dasharray="2 4"' : ''
     if (chart.x.kind === 'time')
-      out.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 22}" y2="${y - 4}" stroke="${s.color}" stroke-width="2"${dash}/>`)
+      out.push(
+        `<line x1="${x}" y1="${y - 4}" x2="${x + 22}" y2="${y - 4}" stroke="${s.color}" stroke-width="2"${dash}/>`,
+      )
     out.push(marker(s.marker, x + 11, y - 4, s.color, s.name))
     out.push(`<text x="${x + 28}" y="${y}" fill="${INK}">${esc(s.name)}</text>`)
     x += width + 14

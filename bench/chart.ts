@@ -71,7 +71,13 @@ function timeSeries(rows: HistoryRow[], spec: SeriesSpec): Series {
       const run = typeof row.run === 'string' ? ` (${row.run})` : ''
       return { x: t.ms, y, label: `${spec.name}: ${y} on ${row.date}${run}` }
     })
-  return { name: spec.name, marker: spec.marker, color: spec.color, points, ...(spec.dashed ? { dashed: true } : {}) }
+  return {
+    name: spec.name,
+    marker: spec.marker,
+    color: spec.color,
+    points,
+    ...(spec.dashed ? { dashed: true } : {}),
+  }
 }
 
 const [BLUE = '', VERMILLION = '', GREEN = '', PURPLE = ''] = PALETTE
@@ -85,9 +91,27 @@ function apiChart(rows: HistoryRow[]): Chart {
     yLabel: 'ratio to bare Fastify',
     x: { kind: 'time' },
     series: [
-      timeSeries(rows, { name: 'SQLite', marker: 'circle', color: BLUE, match: list10('sqlite', 'req_per_s'), value: (r) => Number(r.ratio) }),
-      timeSeries(rows, { name: 'PostgreSQL', marker: 'square', color: VERMILLION, match: list10('postgres', 'req_per_s'), value: (r) => Number(r.ratio) }),
-      timeSeries(rows, { name: 'PostgreSQL floor (bare route + one query)', marker: 'diamond', dashed: true, color: GREEN, match: list10('postgres', 'floor_ratio') }),
+      timeSeries(rows, {
+        name: 'SQLite',
+        marker: 'circle',
+        color: BLUE,
+        match: list10('sqlite', 'req_per_s'),
+        value: (r) => Number(r.ratio),
+      }),
+      timeSeries(rows, {
+        name: 'PostgreSQL',
+        marker: 'square',
+        color: VERMILLION,
+        match: list10('postgres', 'req_per_s'),
+        value: (r) => Number(r.ratio),
+      }),
+      timeSeries(rows, {
+        name: 'PostgreSQL floor (bare route + one query)',
+        marker: 'diamond',
+        dashed: true,
+        color: GREEN,
+        match: list10('postgres', 'floor_ratio'),
+      }),
     ],
     targets: [
       { y: 0.6, label: 'SQLite target 0.6', color: BLUE },
@@ -105,10 +129,32 @@ function deliveryRatioChart(rows: HistoryRow[]): Chart {
     yLabel: 'ratio to the peer',
     x: { kind: 'time' },
     series: [
-      timeSeries(rows, { name: 'SQLite ÷ BullMQ, 1 producer', marker: 'circle', color: BLUE, match: ratio('ratio_vs_bullmq', 1) }),
-      timeSeries(rows, { name: 'SQLite ÷ BullMQ, 8 producers', marker: 'square', dashed: true, color: BLUE, match: ratio('ratio_vs_bullmq', 8) }),
-      timeSeries(rows, { name: 'PostgreSQL ÷ best peer, 1 producer', marker: 'circle', color: VERMILLION, match: ratio('ratio_vs_best_pg_peer', 1) }),
-      timeSeries(rows, { name: 'PostgreSQL ÷ best peer, 8 producers', marker: 'square', dashed: true, color: VERMILLION, match: ratio('ratio_vs_best_pg_peer', 8) }),
+      timeSeries(rows, {
+        name: 'SQLite ÷ BullMQ, 1 producer',
+        marker: 'circle',
+        color: BLUE,
+        match: ratio('ratio_vs_bullmq', 1),
+      }),
+      timeSeries(rows, {
+        name: 'SQLite ÷ BullMQ, 8 producers',
+        marker: 'square',
+        dashed: true,
+        color: BLUE,
+        match: ratio('ratio_vs_bullmq', 8),
+      }),
+      timeSeries(rows, {
+        name: 'PostgreSQL ÷ best peer, 1 producer',
+        marker: 'circle',
+        color: VERMILLION,
+        match: ratio('ratio_vs_best_pg_peer', 1),
+      }),
+      timeSeries(rows, {
+        name: 'PostgreSQL ÷ best peer, 8 producers',
+        marker: 'square',
+        dashed: true,
+        color: VERMILLION,
+        match: ratio('ratio_vs_best_pg_peer', 8),
+      }),
     ],
     targets: [
       { y: 2, label: 'SQLite target 2×', color: BLUE },
@@ -123,18 +169,44 @@ const defaultRun = (r: HistoryRow) =>
 
 function deliveryRateChart(rows: HistoryRow[]): Chart {
   const rate = (system: string, dialect: string) => (r: HistoryRow) =>
-    r.bench === 'delivery' && r.metric === 'events_per_s' && r.producers === 1 && r.system === system &&
-    r.dialect === dialect && defaultRun(r)
+    r.bench === 'delivery' &&
+    r.metric === 'events_per_s' &&
+    r.producers === 1 &&
+    r.system === system &&
+    r.dialect === dialect &&
+    defaultRun(r)
   return {
     title: 'bench:delivery — events/s, one producer awaiting each durable enqueue',
     subtitle: 'median of 3 rounds; 5,000 events, 8 in flight; hosts differ between runs (see the table)',
     yLabel: 'events per second',
     x: { kind: 'time' },
     series: [
-      timeSeries(rows, { name: 'Tessera, SQLite', marker: 'circle', color: BLUE, match: rate('tessera', 'sqlite') }),
-      timeSeries(rows, { name: 'BullMQ (Redis)', marker: 'triangle', dashed: true, color: PURPLE, match: rate('bullmq', 'redis') }),
-      timeSeries(rows, { name: 'Tessera, PostgreSQL', marker: 'square', color: VERMILLION, match: rate('tessera', 'postgres') }),
-      timeSeries(rows, { name: 'graphile-worker', marker: 'diamond', dashed: true, color: GREEN, match: rate('graphile-worker', 'postgres') }),
+      timeSeries(rows, {
+        name: 'Tessera, SQLite',
+        marker: 'circle',
+        color: BLUE,
+        match: rate('tessera', 'sqlite'),
+      }),
+      timeSeries(rows, {
+        name: 'BullMQ (Redis)',
+        marker: 'triangle',
+        dashed: true,
+        color: PURPLE,
+        match: rate('bullmq', 'redis'),
+      }),
+      timeSeries(rows, {
+        name: 'Tessera, PostgreSQL',
+        marker: 'square',
+        color: VERMILLION,
+        match: rate('tessera', 'postgres'),
+      }),
+      timeSeries(rows, {
+        name: 'graphile-worker',
+        marker: 'diamond',
+        dashed: true,
+        color: GREEN,
+        match: rate('graphile-worker', 'postgres'),
+      }),
     ],
     targets: [],
   }
@@ -142,7 +214,9 @@ function deliveryRateChart(rows: HistoryRow[]): Chart {
 
 /** Conversion time over the gltf-transform CLI's, per GLB input, for each recorded run. */
 function conversionChart(rows: HistoryRow[]): Chart {
-  const timed = rows.filter((r) => r.bench === 'conversion' && r.metric === 'time' && typeof r.ratio === 'number')
+  const timed = rows.filter(
+    (r) => r.bench === 'conversion' && r.metric === 'time' && typeof r.ratio === 'number',
+  )
   const models = [...new Set(timed.map((r) => String(r.case)))]
   const runKey = (r: HistoryRow) => `${r.date ?? 'date unknown'}, --runs ${String(r.runs ?? '?')}`
   const runs = [...new Set(timed.map(runKey))].slice(-4)
@@ -153,11 +227,16 @@ function conversionChart(rows: HistoryRow[]): Chart {
     color: PALETTE[i] ?? BLUE,
     points: timed
       .filter((r) => runKey(r) === run)
-      .map((r) => ({ x: models.indexOf(String(r.case)), y: Number(r.ratio), label: `${String(r.case)}: ${String(r.ratio)}× (${run})` })),
+      .map((r) => ({
+        x: models.indexOf(String(r.case)),
+        y: Number(r.ratio),
+        label: `${String(r.case)}: ${String(r.ratio)}× (${run})`,
+      })),
   }))
   return {
     title: 'bench:conversion — conversion time over gltf-transform optimize’s',
-    subtitle: 'GLB inputs, each converted in a fresh process like a job; median of the run’s interleaved runs',
+    subtitle:
+      'GLB inputs, each converted in a fresh process like a job; median of the run’s interleaved runs',
     yLabel: 'time ÷ CLI time',
     x: { kind: 'category', labels: models },
     series,

@@ -35,7 +35,8 @@ export function recording(env: NodeJS.ProcessEnv = process.env): boolean {
 /** The commit the bench ran from, `-dirty` when the tree had changes; null outside a git tree. */
 function currentCommit(): string | null {
   try {
-    const run = (args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const run = (args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
     const head = run(['rev-parse', '--short', 'HEAD']).trim()
     const dirty = run(['status', '--porcelain', '--untracked-files=no']).trim() !== ''
     return dirty ? `${head}-dirty` : head
@@ -54,7 +55,10 @@ export function runContext(startLoad: number[], now = new Date()): Record<string
     node: process.versions.node,
     load: `1/5/15 min at start ${fmt(startLoad)}, at end ${fmt(loadavg())}`,
     commit: currentCommit(),
-    command: `node ${process.argv.slice(1).map((a) => a.replace(process.cwd(), '.')).join(' ')}`,
+    command: `node ${process.argv
+      .slice(1)
+      .map((a) => a.replace(process.cwd(), '.'))
+      .join(' ')}`,
   }
 }
 
