@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { CHARTS_DIR, readHistory, renderCharts, timeOf } from '../../../bench/chart.ts'
 import { RESULTS_DIR, record } from '../../../bench/results.ts'
 
@@ -49,8 +49,14 @@ describe('bench:chart', () => {
   })
 
   it('places a run by the start of its span, an ISO time as is, and a bare date with no time', () => {
-    assert.deepEqual(timeOf('2026-11-26T11:10/11:23'), { ms: Date.parse('2026-11-26T11:10:00Z'), timed: true })
-    assert.deepEqual(timeOf('2026-11-27T16:17:40.402Z'), { ms: Date.parse('2026-11-27T16:17:40.402Z'), timed: true })
+    assert.deepEqual(timeOf('2026-11-26T11:10/11:23'), {
+      ms: Date.parse('2026-11-26T11:10:00Z'),
+      timed: true,
+    })
+    assert.deepEqual(timeOf('2026-11-27T16:17:40.402Z'), {
+      ms: Date.parse('2026-11-27T16:17:40.402Z'),
+      timed: true,
+    })
     assert.deepEqual(timeOf('2026-11-24'), { ms: Date.parse('2026-11-24T12:00:00Z'), timed: false })
     assert.equal(timeOf(null), null)
     assert.equal(timeOf('yesterday'), null)
