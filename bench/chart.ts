@@ -177,7 +177,8 @@ function deliveryRateChart(rows: HistoryRow[]): Chart {
     defaultRun(r)
   return {
     title: 'bench:delivery — events/s, one producer awaiting each durable enqueue',
-    subtitle: 'median of 3 rounds, 5,000 events, 8 in flight; the host differs between runs: compare within a run',
+    subtitle:
+      'median of 3 rounds, 5,000 events, 8 in flight; the host differs between runs: compare within a run',
     yLabel: 'events per second',
     x: { kind: 'time' },
     series: [
