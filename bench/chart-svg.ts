@@ -19,7 +19,7 @@ export interface Series {
   points: Point[]
 }
 
-export interface Target {
+interface Target {
   y: number
   label: string
   color: string
@@ -33,9 +33,6 @@ export interface Chart {
   targets: Target[]
   /** Time axis (ms since the epoch) or categories (x = index into them). */
   x: { kind: 'time' } | { kind: 'category'; labels: string[] }
-  yMin?: number
-  /** A logarithmic y axis, for figures spanning decades. */
-  log?: boolean
 }
 
 const W = 860
@@ -52,7 +49,7 @@ const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').re
 const fix = (n: number) => Number(n.toFixed(1)).toString()
 
 /** Tick values: 1, 2 or 5 times a power of ten, about `count` of them over [lo, hi]. */
-export function niceTicks(lo: number, hi: number, count = 5): number[] {
+function niceTicks(lo: number, hi: number, count = 5): number[] {
   const span = hi - lo || Math.abs(hi) || 1
   const raw = span / count
   const power = 10 ** Math.floor(Math.log10(raw))
@@ -60,17 +57,6 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   const ticks: number[] = []
   for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step)
     ticks.push(Number(v.toPrecision(12)))
-  return ticks
-}
-
-/** Ticks of a logarithmic axis: 1, 2 and 5 times each power of ten within [lo, hi]. */
-function logTicks(lo: number, hi: number): number[] {
-  const ticks: number[] = []
-  for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++)
-    for (const m of [1, 2, 5]) {
-      const v = Number((m * 10 ** p).toPrecision(12))
-      if (v >= lo && v <= hi) ticks.push(v)
-    }
   return ticks
 }
 
@@ -110,13 +96,13 @@ function frameOf(chart: Chart): Frame {
   const points = chart.series.flatMap((s) => s.points)
   const ys = [...points.map((p) => p.y), ...chart.targets.map((t) => t.y)]
   const xs = points.map((p) => p.x)
-  const yLo = chart.log ? Math.min(...ys) / 1.3 : Math.min(chart.yMin ?? 0, ...ys)
-  const yHi = chart.log ? Math.max(...ys) * 1.3 : Math.max(...ys) * 1.08
-  const yTicks = chart.log ? logTicks(yLo, yHi) : niceTicks(yLo, yHi)
-  const y0 = chart.log ? yLo : Math.min(yLo, yTicks[0] ?? yLo)
-  const y1 = chart.log ? yHi : Math.max(yHi, yTicks.at(-1) ?? yHi)
-  const tr = (v: number) => (chart.log ? Math.log10(v) : v)
-  const sy = (y: number) => M.top + (H - M.top - M.bottom) * (1 - (tr(y) - tr(y0)) / (tr(y1) - tr(y0) || 1))
+  // From zero: every figure here is a rate, a time or a ratio, and a cut axis exaggerates change.
+  const yLo = Math.min(0, ...ys)
+  const yHi = Math.max(...ys) * 1.08
+  const yTicks = niceTicks(yLo, yHi)
+  const y0 = Math.min(yLo, yTicks[0] ?? yLo)
+  const y1 = Math.max(yHi, yTicks.at(-1) ?? yHi)
+  const sy = (y: number) => M.top + (H - M.top - M.bottom) * (1 - (y - y0) / (y1 - y0 || 1))
   if (chart.x.kind === 'category') {
     const n = chart.x.labels.length
     const sx = (x: number) => M.left + ((W - M.left - M.right) * (x + 0.5)) / n

@@ -27,7 +27,7 @@ export interface ResultRow {
 export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'results')
 
 /** Whether this run records its figures: TESSERA_BENCH_RECORD=1 (or true). */
-export function recording(env: NodeJS.ProcessEnv = process.env): boolean {
+function recording(env: NodeJS.ProcessEnv = process.env): boolean {
   const flag = env.TESSERA_BENCH_RECORD
   return flag === '1' || flag === 'true'
 }
@@ -46,7 +46,7 @@ function currentCommit(): string | null {
 }
 
 /** What every row of one run shares: when, where, on what, under which load, from which commit. */
-export function runContext(startLoad: number[], now = new Date()): Record<string, string | null> {
+function runContext(startLoad: number[], now = new Date()): Record<string, string | null> {
   const cores = cpus()
   const fmt = (loads: number[]) => loads.map((n) => n.toFixed(2)).join(' ')
   return {

@@ -82,7 +82,7 @@ function targetRatios(figures: Figures[], producers: number): ResultRow[] {
 }
 
 /** The history's keys for a system (as the rows taken from the old page have them). */
-export function systemOf(name: string): { system: string; dialect: string } {
+function systemOf(name: string): { system: string; dialect: string } {
   const dialect = /SQLite/.test(name) ? 'sqlite' : name.startsWith('BullMQ') ? 'redis' : 'postgres'
   if (name.startsWith('Tessera'))
     return { system: name.includes('workers process') ? 'tessera-split' : 'tessera', dialect }
