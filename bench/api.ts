@@ -44,6 +44,7 @@ import { type Db, migrate, openDatabase } from '../packages/server/src/platform/
 import { warmConnections } from '../packages/server/src/server-context.ts'
 import { type Seeded, seed } from './api-seed.ts'
 import { type EmitReport, type EmitRequest, emitAtRate } from './listen-emitter.ts'
+import { type ResultRow, record } from './results.ts'
 
 const TARGET_RATIO: Record<Dialect, number> = { sqlite: 0.6, postgres: 0.4 }
 const WARMUP_SECONDS = 2
@@ -497,6 +498,45 @@ async function benchDialect(
   }
 }
 
+/** The report's medians as history rows (bench/results.ts): req/s with its ratio, CPU, latency, floor. */
+function resultRows(rows: Row[]): ResultRow[] {
+  return rows.flatMap((row) => {
+    const at = { dialect: row.dialect, case: row.case, baseline: 'bare Fastify route' }
+    const of = (ms: Measurement[], key: 'requestsPerSecond' | 'cpuMicrosPerRequest' | 'p50' | 'p99') =>
+      median(ms.map((m) => m[key]))
+    const bareRps = of(row.bare, 'requestsPerSecond')
+    const oursRps = of(row.ours, 'requestsPerSecond')
+    const bareCpu = of(row.bare, 'cpuMicrosPerRequest')
+    const oursCpu = of(row.ours, 'cpuMicrosPerRequest')
+    const out: ResultRow[] = [
+      {
+        metric: 'req_per_s',
+        value: Math.round(oursRps),
+        unit: 'req/s',
+        ...at,
+        baselineValue: Math.round(bareRps),
+        ratio: Number((oursRps / bareRps).toFixed(3)),
+      },
+      {
+        metric: 'cpu_per_req',
+        value: Math.round(oursCpu),
+        unit: 'µs',
+        ...at,
+        baselineValue: Math.round(bareCpu),
+        ratio: Number((bareCpu / oursCpu).toFixed(3)),
+        ratioNote: 'bare/ours',
+      },
+      { metric: 'latency_p50', value: of(row.ours, 'p50'), unit: 'ms', dialect: row.dialect, case: row.case },
+      { metric: 'latency_p99', value: of(row.ours, 'p99'), unit: 'ms', dialect: row.dialect, case: row.case },
+    ]
+    if (row.floor.length > 0) {
+      const floor = Number((of(row.floor, 'requestsPerSecond') / bareRps).toFixed(3))
+      out.push({ metric: 'floor_ratio', value: floor, unit: 'ratio', ...at })
+    }
+    return out
+  })
+}
+
 function report(rows: Row[]): number {
   let status = 0
   const table = rows.map((row) => {
@@ -571,6 +611,7 @@ async function main(): Promise<number> {
   for (const dialect of dialects) rows.push(...(await benchDialect(dialect, cases, options)))
   const status = report(rows)
   console.log(`load averages at end: ${loads()}`)
+  record('api', resultRows(rows))
   return status
 }
 

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util'
 import { Agent, request } from 'undici'
 import { closeDeliveryAgents } from '../packages/server/src/delivery/agent.ts'
 import { sendAttempt } from '../packages/server/src/delivery/attempt.ts'
+import { record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -85,15 +86,31 @@ try {
   await measure(raw) // warm-up: JIT, connections
   await measure(attempt)
   console.log(`delivery attempt benchmark (${requests} requests, concurrency ${concurrency})`)
+  const ratios: number[] = []
+  const cpus: number[] = []
   for (let round = 1; round <= rounds; round++) {
     const a = await measure(raw)
     const b = await measure(attempt)
+    ratios.push(b.cpuUs / a.cpuUs)
+    cpus.push(b.cpuUs)
     const f = (n: number) => n.toFixed(1)
     console.log(
       `  round ${round}: raw request() ${f(a.cpuUs)} µs/req (${a.rate.toFixed(0)}/s), ` +
         `sendAttempt ${f(b.cpuUs)} µs/req (${b.rate.toFixed(0)}/s), CPU ratio ${(b.cpuUs / a.cpuUs).toFixed(2)}`,
     )
   }
+  const mid = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN
+  const ratio = Number(mid(ratios).toFixed(2))
+  record('attempt', [
+    {
+      metric: 'cpu_per_attempt',
+      value: Number(mid(cpus).toFixed(1)),
+      unit: 'µs',
+      baseline: 'bare undici request() loop',
+      ratio,
+      ratios: ratios.map((r) => Number(r.toFixed(2))),
+    },
+  ])
 } finally {
   await agent.close()
   await closeDeliveryAgents()

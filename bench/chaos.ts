@@ -22,6 +22,7 @@ import { stlCube } from '../packages/server/test/support/models.ts'
 import { cliAccount, startServer, startWorker } from '../packages/server/test/support/process.ts'
 import { Sink } from '../packages/server/test/support/sink.ts'
 import { type ProcessTarget, processTargets } from '../packages/server/test/support/targets.ts'
+import { record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -362,6 +363,22 @@ for (const factory of processTargets().filter((f) => args.dialect === 'both' || 
         `${f.writesFailed} writes cut off, licenses in use at most ${f.maxLicenses}/${LICENSES}, ` +
         `${f.seconds.toFixed(1)} s`,
     )
+    record('chaos', [
+      {
+        metric: 'time',
+        value: Number(f.seconds.toFixed(1)),
+        unit: 's',
+        dialect: factory.name,
+        committed: f.committed,
+        delivered: f.delivered,
+        duplicates: f.duplicates,
+        kills: f.kills,
+        uploadsCut: f.uploadsCut,
+        conversionsCut: f.conversionsCut,
+        writesCutOff: f.writesFailed,
+        licensesAtMost: `${f.maxLicenses} / ${LICENSES}`,
+      },
+    ])
   } finally {
     await target.cleanup()
   }

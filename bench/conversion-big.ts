@@ -16,6 +16,7 @@ import { signedIn } from '../packages/server/test/support/api.ts'
 import { terrainStl } from '../packages/server/test/support/big-models.ts'
 import { multipart } from '../packages/server/test/support/files.ts'
 import { dialects, LogCapture, startApp } from '../packages/server/test/support/harness.ts'
+import { type ResultRow, record } from './results.ts'
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' } } })
 
@@ -133,10 +134,13 @@ async function main(): Promise<void> {
   const user = await signedIn(t.app, 'bench')
   const only = args.only?.split(',')
   const rows: string[] = []
+  const figures: ResultRow[] = []
   try {
     for (const model of MODELS.filter((m) => !only || only.includes(m.id))) {
-      rows.push(await benchOne(t, base, user.headers, model, logs))
-      console.log(rows.at(-1))
+      const one = await benchOne(t, base, user.headers, model, logs)
+      rows.push(one.line)
+      figures.push(...one.figures)
+      console.log(one.line)
     }
   } finally {
     await t.close()
@@ -146,6 +150,7 @@ async function main(): Promise<void> {
   )
   console.log('|---|---|---|---|---|---|---|---|---|---|')
   for (const row of rows) console.log(row)
+  record('conversion-big', figures)
 }
 
 async function benchOne(
@@ -154,7 +159,7 @@ async function benchOne(
   headers: Record<string, string>,
   model: BigModel,
   logs: LogCapture,
-): Promise<string> {
+): Promise<{ line: string; figures: ResultRow[] }> {
   const data = await model.make()
   const form = multipart([{ name: 'file', filename: model.name, data }])
   const uploaded = await fetch(`${base}/file/upload/`, {
@@ -203,7 +208,29 @@ async function benchOne(
   const hwm = Math.max(0, ...peaks.values())
   const perMillion = triangles > 0 ? (seconds / (triangles / 1e6)).toFixed(1) : '—'
   const result = row.state === 'ready' ? 'ready' : `error: ${row.error}`
-  return `| ${model.id} | ${mb(data.length)} MB | ${triangles.toLocaleString('en')} | ${seconds.toFixed(1)} s | ${perMillion} | ${mb(hwm * 1024)} / ${mb((finished?.maxRssKb ?? 0) * 1024)} MB | ${mb(row.optimized_size)} MB | ${(row.thumbnail_size / 1024).toFixed(1)} KB | ${percentile(latencies, 0.99).toFixed(1)} ms (${latencies.length}) | ${result} |`
+  const at = { case: model.id, inputMB: Number(mb(data.length)), trianglesOut: triangles, result }
+  const figures: ResultRow[] = [
+    { metric: 'job_time', value: Number(seconds.toFixed(1)), unit: 's', ...at },
+    {
+      metric: 'peak_rss',
+      value: Number(mb(hwm * 1024)),
+      unit: 'MB',
+      maxRssMB: Number(mb((finished?.maxRssKb ?? 0) * 1024)),
+      ...at,
+    },
+    { metric: 'output_size', value: Number(mb(row.optimized_size)), unit: 'MB', ...at },
+    { metric: 'thumbnail_size', value: Number((row.thumbnail_size / 1024).toFixed(1)), unit: 'KB', ...at },
+    {
+      metric: 'api_get_p99',
+      value: Number(percentile(latencies, 0.99).toFixed(1)),
+      unit: 'ms',
+      samples: latencies.length,
+      target: 50,
+      ...at,
+    },
+  ]
+  const line = `| ${model.id} | ${mb(data.length)} MB | ${triangles.toLocaleString('en')} | ${seconds.toFixed(1)} s | ${perMillion} | ${mb(hwm * 1024)} / ${mb((finished?.maxRssKb ?? 0) * 1024)} MB | ${mb(row.optimized_size)} MB | ${(row.thumbnail_size / 1024).toFixed(1)} KB | ${percentile(latencies, 0.99).toFixed(1)} ms (${latencies.length}) | ${result} |`
+  return { line, figures }
 }
 
 await main()

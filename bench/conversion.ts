@@ -20,6 +20,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CORPUS } from '../packages/server/test/support/conversion-corpus.ts'
+import { type ResultRow, record } from './results.ts'
 
 const SIZE_TARGET = 1.0
 const TIME_TARGET = 1.5
@@ -199,6 +200,40 @@ function worstRatios(rows: Row[]): string {
   ].join(', ')
 }
 
+/** The table's figures as history rows (bench/results.ts); ratios against the CLI for GLB inputs. */
+function resultRows(rows: Row[]): ResultRow[] {
+  const cli = 'gltf-transform optimize CLI'
+  return rows.flatMap((row) => {
+    const at = { case: row.name, modelSource: row.source, encoding: row.encoding, runs }
+    const time: ResultRow = { metric: 'time', value: Math.round(row.ms), unit: 'ms', ...at }
+    const size: ResultRow = {
+      metric: 'output_size',
+      value: row.outputBytes,
+      unit: 'bytes',
+      inputBytes: row.inputBytes,
+      trianglesOut: row.triangles,
+      ...at,
+    }
+    if (row.cli) {
+      Object.assign(time, {
+        baseline: cli,
+        baselineValue: Math.round(row.cli.ms),
+        ratio: Number((row.ms / row.cli.ms).toFixed(2)),
+        target: TIME_TARGET,
+      })
+      Object.assign(size, {
+        baseline: cli,
+        baselineValue: row.cli.outputBytes,
+        ratio: Number((row.outputBytes / row.cli.outputBytes).toFixed(3)),
+        ratioWithoutIds: Number((row.outputBytesWithoutIds / row.cli.outputBytes).toFixed(3)),
+        ratioToInputWithoutIds: Number((row.outputBytesWithoutIds / row.inputBytes).toFixed(3)),
+        target: SIZE_TARGET,
+      })
+    }
+    return [time, size]
+  })
+}
+
 async function main(): Promise<void> {
   const only = args.only ? new Set(args.only.split(',')) : undefined
   const models = CORPUS.filter((model) => !only || only.has(model.name))
@@ -229,6 +264,7 @@ async function main(): Promise<void> {
     ? `targets missed (${targets}): ${missed.map((row) => row.name).join(', ')}`
     : `all GLB inputs within targets (${targets})`
   console.log(verdict)
+  record('conversion', resultRows(rows))
   if (args.check && missed.length) process.exitCode = 1
 }
 

@@ -36,8 +36,10 @@ import { startGraphileWorkerSplit } from './peers/graphile-worker-split.ts'
 import { type CpuUse, cpuBetween, readMachineCpu, settle } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
+import { deliveryRows } from './peers/results.ts'
 import { checkTargets, type Figures, median, report } from './peers/targets.ts'
 import { startTessera } from './peers/tessera.ts'
+import { record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -317,6 +319,7 @@ async function main(): Promise<void> {
     }
     const figures = systems.map((system) => measured.figures(system))
     report(figures, median(measured.rates.raw ?? []))
+    record('delivery', deliveryRows(figures, median(measured.rates.raw ?? []), producers))
     if (args.check && !checkTargets(figures)) process.exitCode = 1
   } finally {
     for (const system of systems)

@@ -14,6 +14,7 @@ import { nowMs, ReceiverProcess } from './peers/receiver.ts'
 import { replayEmits } from './peers/sqlite-emit-replay.ts'
 import { median } from './peers/targets.ts'
 import { startTessera } from './peers/tessera.ts'
+import { type ResultRow, record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -70,6 +71,7 @@ const micros = (rate: number) => `${Math.round(1e6 / rate)} µs`
 
 async function main(): Promise<void> {
   const rx = await ReceiverProcess.start()
+  const rows: ResultRow[] = []
   try {
     console.log(`emit benchmark: one producer awaiting each emit, ${events} events × ${rounds} rounds`)
     for (const dialect of dialects as Array<'sqlite' | 'postgres'>) {
@@ -97,6 +99,17 @@ async function main(): Promise<void> {
         `Tessera (${dialect}): emits alone ${perSecond(a)}/s (${micros(a)} each); with deliveries ` +
           `${perSecond(e)}/s emitted, ${perSecond(d)}/s delivered end to end (${micros(d)} per event)`,
       )
+      rows.push(
+        {
+          metric: 'emits_per_s',
+          value: Math.round(a),
+          unit: 'events/s',
+          dialect,
+          rounds: alone.map(Math.round),
+        },
+        { metric: 'emitted_with_deliveries_per_s', value: Math.round(e), unit: 'events/s', dialect },
+        { metric: 'delivered_end_to_end_per_s', value: Math.round(d), unit: 'events/s', dialect },
+      )
     }
     if (dialects.includes('sqlite')) {
       const cost = await replayEmits(events)
@@ -106,7 +119,20 @@ async function main(): Promise<void> {
           `statements ${f(cost.statementsUs)} µs, COMMIT ${f(cost.commitUs)} µs; ` +
           `${cost.walFrames.toFixed(2)} WAL frames per commit`,
       )
+      const replay = { dialect: 'sqlite', case: 'bare better-sqlite3 replay of the emit' }
+      rows.push(
+        { metric: 'sqlite_begin', value: Number(f(cost.beginUs)), unit: 'µs', ...replay },
+        { metric: 'sqlite_statements', value: Number(f(cost.statementsUs)), unit: 'µs', ...replay },
+        { metric: 'sqlite_commit', value: Number(f(cost.commitUs)), unit: 'µs', ...replay },
+        {
+          metric: 'wal_pages_per_commit',
+          value: Number(cost.walFrames.toFixed(2)),
+          unit: 'pages',
+          ...replay,
+        },
+      )
     }
+    record('emit', rows)
   } finally {
     rx.stop()
   }

@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Worker } from 'node:worker_threads'
+import { type ResultRow, record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: { dir: { type: 'string', default: '.' }, seconds: { type: 'string', default: '20' } },
@@ -50,13 +51,32 @@ timer.postMessage('stop')
 const late = await new Promise<number[]>((resolve) => timer.once('message', resolve))
 await timer.terminate()
 
-function summary(name: string, ms: number[]): string {
+function percentile(ms: number[], p: number): number {
   const sorted = [...ms].sort((a, b) => a - b)
-  const at = (p: number) =>
-    (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0).toFixed(2)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+}
+
+function summary(name: string, ms: number[]): string {
+  const at = (p: number) => percentile(ms, p).toFixed(2)
   const stalls = ms.filter((x) => x > 30).length
   return `${name} ×${ms.length}: p50 ${at(0.5)} / p99 ${at(0.99)} / p99.9 ${at(0.999)} / max ${at(1)} ms, ${stalls} over 30 ms`
 }
 console.log(`${file}:`)
 console.log(summary('fdatasync of 8 KiB', flushes))
 console.log(summary('1 ms timer, lateness', late))
+
+const figures = (prefix: string, ms: number[]): ResultRow[] =>
+  (
+    [
+      ['p50', 0.5],
+      ['p99', 0.99],
+      ['max', 1],
+    ] as const
+  ).map(([name, p]) => ({
+    metric: `${prefix}_${name}`,
+    value: Number(percentile(ms, p).toFixed(2)),
+    unit: 'ms',
+    samples: ms.length,
+    seconds,
+  }))
+record('fsync', [...figures('flush', flushes), ...figures('timer_lateness', late)])

@@ -14,6 +14,7 @@ import { signedIn } from '../packages/server/test/support/api.ts'
 import { multipart, uploadFile } from '../packages/server/test/support/files.ts'
 import { dialects, startApp, type TestApp } from '../packages/server/test/support/harness.ts'
 import { Receiver, register } from '../packages/server/test/support/receiver.ts'
+import { record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -354,4 +355,9 @@ for (const dialect of chosen) {
     `${result.dialect}: ${result.requests} requests over ${result.operations} operations in ` +
       `${result.seconds.toFixed(1)} s (${Math.round(result.requests / result.seconds)}/s), ${result.serverErrors} 5xx`,
   )
+  const at = { dialect: result.dialect, requests: result.requests, operations: result.operations, seed }
+  record('fuzz', [
+    { metric: 'server_errors', value: result.serverErrors, unit: 'count', target: 0, ...at },
+    { metric: 'time', value: Number(result.seconds.toFixed(1)), unit: 's', ...at },
+  ])
 }

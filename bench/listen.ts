@@ -28,6 +28,7 @@ import { Pool } from 'undici'
 import type { Seeded } from './api-seed.ts'
 import type { EmitReport, EmitRequest } from './listen-emitter.ts'
 import { pacedRun } from './pacing.ts'
+import { type ResultRow, record } from './results.ts'
 
 const API_BENCH = fileURLToPath(new URL('./api.ts', import.meta.url))
 const BIN = fileURLToPath(import.meta.resolve('@tessera/cli/bin/tessera.js'))
@@ -281,6 +282,26 @@ function report(rows: Row[]): void {
   }
 }
 
+/** The table's figures as history rows (bench/results.ts). */
+function resultRows(rows: Row[]): ResultRow[] {
+  return rows.flatMap((row) => {
+    const at = {
+      dialect: row.dialect,
+      case: row.emitter,
+      rate: row.rate,
+      achieved: Math.round((row.paced.ok * 1000) / row.paced.ms),
+      committed: row.paced.ok,
+      lines: row.received,
+    }
+    const lat = row.latencies
+    return [
+      { metric: 'latency_p50', value: percentile(lat, 50), unit: 'ms', ...at },
+      { metric: 'latency_p99', value: percentile(lat, 99), unit: 'ms', ...at },
+      { metric: 'latency_max', value: lat.at(-1) ?? Number.NaN, unit: 'ms', ...at },
+    ].filter((r) => Number.isFinite(r.value))
+  })
+}
+
 async function main(): Promise<number> {
   const dialects: Dialect[] = args.dialect === 'both' ? ['sqlite', 'postgres'] : [args.dialect as Dialect]
   for (const d of dialects) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`unknown dialect ${d}`)
@@ -317,6 +338,7 @@ async function main(): Promise<number> {
     }
   }
   report(rows)
+  record('listen', resultRows(rows))
   console.log(
     `load averages at end: ${loadavg()
       .map((n) => n.toFixed(2))

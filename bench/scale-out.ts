@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs, promisify } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
+import { type ResultRow, record } from './results.ts'
 
 const BIN = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -368,6 +369,37 @@ function report(targets: Prepared[]): void {
   }
 }
 
+/** The report's medians as history rows (bench/results.ts), per instance. */
+function resultRows(targets: Prepared[]): ResultRow[] {
+  return targets.flatMap((t) => {
+    const m = (pick: (s: Sample) => number) => median(t.samples.map(pick))
+    const at = { dialect: args.dialect, processes: t.processes }
+    const rows: Array<[string, number, string, Record<string, number | number[]>?]> = [
+      [
+        'listing_req_per_s',
+        m((s) => s.listing.rps),
+        'req/s',
+        { rounds: t.samples.map((s) => s.listing.rps) },
+      ],
+      ['listing_p50', m((s) => s.listing.p50), 'ms'],
+      ['listing_p99', m((s) => s.listing.p99), 'ms'],
+      ['hot_write_req_per_s', m((s) => s.write.rps), 'req/s', { rounds: t.samples.map((s) => s.write.rps) }],
+      ['hot_write_p50', m((s) => s.write.p50), 'ms'],
+      ['hot_write_p99', m((s) => s.write.p99), 'ms'],
+      [
+        'listing_during_writes_req_per_s',
+        m((s) => s.mixed.listing.rps),
+        'req/s',
+        { p50: m((s) => s.mixed.listing.p50), p99: m((s) => s.mixed.listing.p99) },
+      ],
+      ['writes_during_listings_per_s', m((s) => s.mixed.write.rps), 'req/s'],
+      ['delivery_p50', m((s) => s.delivery.p50), 'ms'],
+      ['delivery_p99', m((s) => s.delivery.p99), 'ms'],
+    ]
+    return rows.map(([metric, value, unit, extra]) => ({ metric, value, unit, ...at, ...extra }))
+  })
+}
+
 async function main(): Promise<void> {
   const duration = Number(args.duration)
   const connections = Number(args.connections)
@@ -412,6 +444,7 @@ async function main(): Promise<void> {
         .join(' ')}`,
     )
     report(targets)
+    record('scale-out', resultRows(targets))
   } finally {
     for (const target of targets) {
       target.hook?.close()

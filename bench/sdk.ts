@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Tessera, uploadPath } from '@tessera/client/node'
 import { request } from 'undici'
+import { record } from './results.ts'
 
 const MiB = 1024 * 1024
 const here = fileURLToPath(import.meta.url)
@@ -147,6 +148,42 @@ function report(results: Measured[], check: boolean): void {
   console.log(`raw undici: ${rate('raw').toFixed(0)} MiB/s, RSS growth ${growth('raw').toFixed(1)} MiB`)
   console.log(`SDK:        ${rate('sdk').toFixed(0)} MiB/s, RSS growth ${growth('sdk').toFixed(1)} MiB`)
   console.log(`throughput ratio SDK/raw: ${ratio.toFixed(2)} (target >= 0.8); SDK RSS growth target < 64 MiB`)
+  const r = (n: number) => Number(n.toFixed(1))
+  const runsEach = of('sdk').length
+  record('sdk', [
+    {
+      metric: 'throughput',
+      value: r(rate('raw')),
+      unit: 'MiB/s',
+      system: 'raw undici stream',
+      runs: runsEach,
+    },
+    {
+      metric: 'rss_growth',
+      value: r(growth('raw')),
+      unit: 'MiB',
+      system: 'raw undici stream',
+      runs: runsEach,
+    },
+    {
+      metric: 'throughput',
+      value: r(rate('sdk')),
+      unit: 'MiB/s',
+      system: 'sdk uploadPath',
+      baseline: 'raw undici stream',
+      ratio: Number(ratio.toFixed(2)),
+      target: 0.8,
+      runs: runsEach,
+    },
+    {
+      metric: 'rss_growth',
+      value: r(growth('sdk')),
+      unit: 'MiB',
+      system: 'sdk uploadPath',
+      target: 64,
+      runs: runsEach,
+    },
+  ])
   if (check && (ratio < 0.8 || growth('sdk') >= 64)) process.exitCode = 1
 }
 
