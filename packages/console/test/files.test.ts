@@ -77,7 +77,10 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await newFolder.click()
     await name.fill('..')
     await name.press('Enter')
-    await page.getByRole('alert').filter({ hasText: /“\.\.”/ }).waitFor()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /“\.\.”/ })
+      .waitFor()
     await name.fill('Empty')
     await page.screenshot({ path: path.join(SHOTS, 'files-new-folder.png') })
     await name.press('Enter')
@@ -144,14 +147,17 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     assert.equal(await notes.locator('progress').count(), 0, 'no full progress bar for a failure')
     assert.match((await notes.locator('.status').textContent()) ?? '', /^Failed: .*(format|support)/i)
     await notes.getByRole('link', { name: 'Inbox' }).waitFor()
-    const red = await notes.locator('.status').evaluate((el) => getComputedStyle(el).color)
-    assert.equal(red, 'rgb(180, 35, 24)', 'the reason is in the danger colour')
-    await trayItem(page, 'broken.glb')
-      .and(page.locator('[data-phase="error"]'))
-      .waitFor({ timeout: 60_000 })
-    await trayItem(page, 'cube.stl')
-      .and(page.locator('[data-phase="ready"]'))
-      .waitFor({ timeout: 90_000 })
+    const colours = await notes.locator('.status').evaluate((el) => {
+      const probe = document.createElement('span')
+      probe.style.color = 'var(--danger)'
+      document.body.append(probe)
+      const danger = getComputedStyle(probe).color
+      probe.remove()
+      return { status: getComputedStyle(el).color, danger }
+    })
+    assert.equal(colours.status, colours.danger, 'the reason is in the danger colour')
+    await trayItem(page, 'broken.glb').and(page.locator('[data-phase="error"]')).waitFor({ timeout: 60_000 })
+    await trayItem(page, 'cube.stl').and(page.locator('[data-phase="ready"]')).waitFor({ timeout: 90_000 })
     await page.screenshot({ path: path.join(SHOTS, 'files-upload-failed.png') })
     await page.getByRole('button', { name: 'Clear finished' }).click()
     await page.locator('.uploads').waitFor({ state: 'detached' })
@@ -188,7 +194,9 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     assert.deepEqual(dialogs, ['beforeunload'])
     await page.getByRole('link', { name: 'Files', exact: true }).click()
     await item.and(page.locator('[data-phase="uploading"]')).waitFor({ timeout: 2000 })
-    await item.and(page.locator('[data-phase="converting"], [data-phase="ready"]')).waitFor({ timeout: 60_000 })
+    await item
+      .and(page.locator('[data-phase="converting"], [data-phase="ready"]'))
+      .waitFor({ timeout: 60_000 })
     await throttleUploads(cdp, -1)
     await cdp.detach()
     await item.getByRole('link', { name: 'Projects' }).click()
@@ -201,7 +209,9 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await page.getByRole('link', { name: 'Open viewer' }).click()
     await page.waitForURL(/\/view\//)
     const back = page.getByRole('link', { name: '← Files' })
-    await page.waitForFunction(() => document.querySelector('.viewer-head a')?.getAttribute('href') !== '/files')
+    await page.waitForFunction(
+      () => document.querySelector('.viewer-head a')?.getAttribute('href') !== '/files',
+    )
     await back.click()
     await page.waitForURL(/\/files\?path=%2FProjects$/)
     await page.locator('.row[data-file="strip.stl"]').waitFor()

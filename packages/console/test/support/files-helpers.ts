@@ -35,7 +35,11 @@ export async function axeViolations(page: Page, include = 'body'): Promise<strin
   return page.evaluate(async (selector) => {
     const axe = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<AxeResults> } }).axe
     interface AxeResults {
-      violations: { id: string; impact: string | null; nodes: { target: unknown[]; failureSummary?: string }[] }[]
+      violations: {
+        id: string
+        impact: string | null
+        nodes: { target: unknown[]; failureSummary?: string }[]
+      }[]
     }
     const results = await axe.run(selector, { resultTypes: ['violations'] })
     return results.violations
