@@ -2,7 +2,7 @@
 // screens (the tray in app.tsx shows them everywhere), follows each file's conversion, and asks
 // before the page is left while bytes are still in flight (`beforeunload`).
 import { useEffect, useState } from 'preact/hooks'
-import { client, isSessionLost } from './api/index.ts'
+import { ApiError, client, isSessionLost } from './api/index.ts'
 import { describeError } from './util.ts'
 
 export interface Upload {
@@ -71,7 +71,7 @@ class UploadStore {
         })
         .catch((e: unknown) => {
           if (abort.signal.aborted) this.#set(this.#uploads.filter((u) => u.key !== key))
-          else this.#patch(key, { phase: 'error', error: describeError(e) })
+          else this.#patch(key, { phase: 'error', error: uploadError(e) })
         })
         .finally(() => this.#aborts.delete(key))
     }
@@ -147,6 +147,12 @@ class UploadStore {
     if (this.#uploads.some((u) => u.key === key && u.phase === 'ready'))
       this.#set(this.#uploads.filter((u) => u.key !== key))
   }
+}
+
+/** The server's own words for a refused upload (which formats it converts, how large it may be). */
+function uploadError(error: unknown): string {
+  if (error instanceof ApiError && error.detail && error.status !== 401) return error.detail
+  return describeError(error)
 }
 
 function askBeforeLeaving(event: BeforeUnloadEvent): void {

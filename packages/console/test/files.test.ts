@@ -116,6 +116,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await openFolder(page, '/Sorted')
     const alpha = page.getByRole('button', { name: 'Alpha.glb', exact: true })
     await alpha.waitFor({ timeout: 5000 })
+    await page.locator('.row[data-file="Alpha.glb"] [data-state="error"]').waitFor({ timeout: 60_000 })
     const described = await alpha.evaluate((el) =>
       (el.getAttribute('aria-describedby') ?? '')
         .split(/\s+/)

@@ -52,11 +52,7 @@ function UploadItem(props: { upload: Upload }) {
           {folderName(u.parent)}
         </a>
       </span>
-      {failed ? (
-        <span class="failed-mark" aria-hidden="true">
-          ✕
-        </span>
-      ) : (
+      {!failed && (
         <progress
           max={100}
           value={percent(u)}
