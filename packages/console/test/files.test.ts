@@ -205,17 +205,18 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
   })
 
   it('"← Files" in the viewer returns to the folder the file is in', async () => {
-    await openFolder(page, '/Projects')
-    await page.locator('.row[data-file="strip.stl"]').click()
+    await openFolder(page, '/Viewing/Parts')
+    await upload(page, [{ name: 'part.stl', buffer: stlCube(1) }])
+    const row = page.locator('.row[data-file="part.stl"]')
+    await row.locator('[data-state="ready"]').waitFor({ timeout: 90_000 })
+    await row.click()
     await page.getByRole('link', { name: 'Open viewer' }).click()
     await page.waitForURL(/\/view\//)
-    const back = page.getByRole('link', { name: '← Files' })
-    await page.waitForFunction(
-      () => document.querySelector('.viewer-head a')?.getAttribute('href') !== '/files',
-    )
-    await back.click()
-    await page.waitForURL(/\/files\?path=%2FProjects$/)
-    await page.locator('.row[data-file="strip.stl"]').waitFor()
+    await page.getByRole('heading', { name: 'part.stl' }).waitFor()
+    await page.getByRole('link', { name: '← Files' }).click()
+    await page.waitForURL(/\/files\?path=%2FViewing%2FParts$/)
+    await page.getByRole('heading', { name: 'Parts' }).waitFor()
+    await page.locator('.row[data-file="part.stl"]').waitFor()
   })
 
   it("opening a delivery's attempts asks for them once, not in a loop", async () => {
