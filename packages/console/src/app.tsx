@@ -67,6 +67,7 @@ export function App() {
   }
 
   async function signOut(): Promise<void> {
+    if (uploads.sending && !window.confirm('Uploads are still sending. Sign out and stop them?')) return
     // Uploads and session-only folders are this account's: the next one in this tab starts clean.
     uploads.reset()
     forgetFolders()
