@@ -21,6 +21,7 @@ export interface Upload {
 }
 
 const POLL_MS = 1500
+const FOLLOW_PER_TICK = 6
 /** A ready upload leaves the tray by itself after this long; a failed one stays until cleared. */
 export const KEEP_READY_MS = 60_000
 
@@ -33,6 +34,7 @@ class UploadStore {
   readonly #aborts = new Map<string, AbortController>()
   #timer: ReturnType<typeof setInterval> | undefined
   #seq = 0
+  #turn = 0
 
   get list(): readonly Upload[] {
     return this.#uploads
@@ -123,7 +125,11 @@ class UploadStore {
     // No polling while the session is gone: the banner offers to take it back.
     if (client.connection.lost) return
     const converting = this.#uploads.filter((u) => u.phase === 'converting' && u.fileId)
-    await Promise.all(converting.map((u) => this.#follow(u.key, u.fileId ?? '')))
+    // A few files a tick, in turns: a hundred uploads converting must not mean 60 requests a second.
+    const start = this.#turn % Math.max(1, converting.length)
+    const batch = [...converting.slice(start), ...converting.slice(0, start)].slice(0, FOLLOW_PER_TICK)
+    this.#turn = start + batch.length
+    await Promise.all(batch.map((u) => this.#follow(u.key, u.fileId ?? '')))
   }
 
   async #follow(key: string, fileId: string): Promise<void> {
