@@ -4,9 +4,12 @@ import { client, type SessionLostCode } from './api/index.ts'
 import { linkClick, navigate, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
+import { forgetFolders } from './screens/folders.ts'
 import { SignIn } from './screens/sign-in.tsx'
+import { UploadTray } from './screens/uploads.tsx'
 import { ViewerScreen } from './screens/viewer.tsx'
 import { WebhooksScreen } from './screens/webhooks.tsx'
+import { uploads } from './uploads.ts'
 import { describeError } from './util.ts'
 
 const LOST: Record<SessionLostCode, string> = {
@@ -64,6 +67,10 @@ export function App() {
   }
 
   async function signOut(): Promise<void> {
+    if (uploads.sending && !window.confirm('Uploads are still sending. Sign out and stop them?')) return
+    // Uploads and session-only folders are this account's: the next one in this tab starts clean.
+    uploads.reset()
+    forgetFolders()
     await client.session.close()
     setIdentity(null)
     setLost(null)
@@ -126,6 +133,7 @@ export function App() {
           </button>
         </div>
       )}
+      <UploadTray />
       <main key={epoch}>{route(path, location.query)}</main>
     </div>
   )

@@ -39,3 +39,8 @@ export function linkClick(event: MouseEvent, to: string): void {
   event.preventDefault()
   navigate(to)
 }
+
+/** The console's URL of one of the account's folders (`/` is the root). */
+export function folderUrl(path: string): string {
+  return path === '/' ? '/files' : `/files?path=${encodeURIComponent(path)}`
+}

@@ -71,3 +71,13 @@ export function randomSecret(): string {
     .replace(/\+/g, '-')
     .replace(/\//g, '_')
 }
+
+// Locale-aware, case-insensitive, numbers by value ("a9" before "a10"), as people sort names.
+const NAMES = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' })
+
+/** A copy sorted by name as a person expects; names equal but for case keep a stable order. */
+export function sortByName<T extends { name: string }>(list: readonly T[]): T[] {
+  return [...list].sort(
+    (a, b) => NAMES.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  )
+}

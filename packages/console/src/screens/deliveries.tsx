@@ -1,6 +1,6 @@
 // A webhook's delivery log: newest first, each with its attempts (time, status, error code,
 // response excerpt); retry one, recover since a time, send a test event.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, type Delivery, type DeliveryDetail, type Webhook } from '../api/index.ts'
 import { describeError, formatDate } from '../util.ts'
 
@@ -11,22 +11,40 @@ export function DeliveryLog(props: { hook: Webhook }) {
   const [message, setMessage] = useState('')
   const [error, setError] = useState('')
   const id = props.hook._id
+  // The open delivery's ID for the refresh, in a ref: as an effect dependency, opening a delivery
+  // restarted the effect, which closed it, and its load opened it again (a request loop).
+  const openId = useRef<string | null>(null)
 
   const load = async () => {
     try {
       const page = await client.webhooks.deliveries(id, { limit: 50 })
       setDeliveries(page.deliveries)
-      if (detail) setDetail(await client.webhooks.delivery(id, detail._id))
+      const open = openId.current
+      if (open) {
+        const fresh = await client.webhooks.delivery(id, open)
+        if (openId.current === open) setDetail(fresh)
+      }
     } catch (e) {
       setError(describeError(e))
     }
   }
   useEffect(() => {
+    openId.current = null
     setDetail(null)
     void load()
     const timer = setInterval(() => void load(), 3000)
     return () => clearInterval(timer)
-  }, [id, detail?._id])
+  }, [id])
+
+  async function openAttempts(deliveryId: string): Promise<void> {
+    openId.current = deliveryId
+    try {
+      const fresh = await client.webhooks.delivery(id, deliveryId)
+      if (openId.current === deliveryId) setDetail(fresh)
+    } catch (e) {
+      setError(describeError(e))
+    }
+  }
 
   async function act(work: () => Promise<unknown>, done: string): Promise<void> {
     setError('')
@@ -115,11 +133,7 @@ export function DeliveryLog(props: { hook: Webhook }) {
                 <td>{d.attemptCount}</td>
                 <td>{d.lastErrorCode ?? (d.lastStatusCode === null ? '—' : `HTTP ${d.lastStatusCode}`)}</td>
                 <td class="buttons">
-                  <button
-                    type="button"
-                    class="ghost small"
-                    onClick={() => void client.webhooks.delivery(id, d._id).then(setDetail)}
-                  >
+                  <button type="button" class="ghost small" onClick={() => void openAttempts(d._id)}>
                     Attempts
                   </button>
                   <button
@@ -140,6 +154,16 @@ export function DeliveryLog(props: { hook: Webhook }) {
           <h3>
             Attempts of {detail.event} <code>{detail.uuid}</code>
           </h3>
+          <button
+            type="button"
+            class="ghost small"
+            onClick={() => {
+              openId.current = null
+              setDetail(null)
+            }}
+          >
+            Close attempts
+          </button>
           <ol>
             {detail.attempts.map((a) => (
               <li key={a.attempt} data-attempt={a.attempt}>

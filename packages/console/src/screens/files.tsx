@@ -1,13 +1,15 @@
-// Files: folders with breadcrumbs, "shared with me", drag-and-drop upload with byte and conversion
-// progress, live states (polling until the event stream is wired), and a details panel per file.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+// Files: folders with breadcrumbs, "shared with me", drag-and-drop upload (the uploads themselves
+// belong to the app: src/uploads.ts and its tray), live states, and a details panel per file.
+import { useCallback, useEffect, useState } from 'preact/hooks'
 import { client, type FileRecord, type Folder, isMissingRoute, isSessionLost } from '../api/index.ts'
-import { linkClick, navigate } from '../router.ts'
-import { describeError } from '../util.ts'
+import { folderUrl, linkClick } from '../router.ts'
+import { uploads, useUploads } from '../uploads.ts'
+import { describeError, sortByName } from '../util.ts'
 import { FileDetails } from './file-details.tsx'
 import { FileList } from './file-list.tsx'
+import { FolderActions } from './folder-actions.tsx'
+import { emptyFoldersIn } from './folders.ts'
 import { useLiveFileEvents } from './live.ts'
-import { type Upload, UploadQueue } from './uploads.tsx'
 
 const BUSY_POLL_MS = 1500
 const IDLE_POLL_MS = 10_000
@@ -19,8 +21,10 @@ function crumbs(folder: string): { name: string; path: string }[] {
   )
 }
 
-function folderUrl(path: string): string {
-  return path === '/' ? '/files' : `/files?path=${encodeURIComponent(path)}`
+/** The server's sub-folders and the empty ones created in this session, by name. */
+function withEmptyFolders(listed: Folder[], folder: string): Folder[] {
+  const known = new Set(listed.map((f) => f.path))
+  return sortByName([...listed, ...emptyFoldersIn(folder).filter((f) => !known.has(f.path))])
 }
 
 /** The folder's listing (or the files shared with this account), and how reading it went. */
@@ -32,12 +36,12 @@ function useListing(folder: string, shared: boolean | undefined) {
   const load = useCallback(async () => {
     try {
       if (shared) {
-        setFiles(await client.files.listShared())
+        setFiles(sortByName(await client.files.listShared()))
       } else {
         const listing = await client.files.listFiles(folder)
         performance.mark('files:data')
-        setFiles(listing.files)
-        setFolders(listing.folders)
+        setFiles(sortByName(listing.files))
+        setFolders(withEmptyFolders(listing.folders, folder))
       }
       setError('')
     } catch (e) {
@@ -70,44 +74,6 @@ function useLiveListing(load: () => Promise<void>, unavailable: boolean, busy: b
   }, [busy, load, unavailable, streaming])
 }
 
-/** Uploads in flight: bytes while they upload, then their file's conversion as the listing shows it. */
-function useUploads(files: FileRecord[] | null, load: () => Promise<void>) {
-  const [uploads, setUploads] = useState<Upload[]>([])
-  useEffect(() => {
-    if (!files) return
-    setUploads((list) =>
-      list.map((u) => {
-        const file = u.fileId ? files.find((f) => f._id === u.fileId) : undefined
-        if (!file || u.phase === 'uploading') return u
-        const phase = file.state === 'ready' ? 'ready' : file.state === 'error' ? 'error' : 'converting'
-        const queued = file.state === 'queued'
-        return { ...u, phase, queued, progress: file.progress ?? 0, error: file.error ?? u.error }
-      }),
-    )
-  }, [files])
-
-  function startUploads(list: FileList | File[], parent: string): void {
-    for (const file of Array.from(list)) {
-      const key = `${file.name}-${performance.now()}`
-      const patch = (p: Partial<Upload>) =>
-        setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...p } : u)))
-      setUploads((all) => [
-        ...all,
-        { key, name: file.name, loaded: 0, total: file.size, phase: 'uploading', progress: 0 },
-      ])
-      client.files
-        .upload(file, parent, (p) => patch({ loaded: p.loaded, total: p.total }))
-        .then((record) => {
-          patch({ fileId: record._id, phase: 'converting', loaded: file.size })
-          void load()
-        })
-        .catch((e: unknown) => patch({ phase: 'error', error: describeError(e) }))
-    }
-  }
-  const clearDone = () => setUploads((l) => l.filter((u) => u.phase !== 'ready'))
-  return { uploads, startUploads, clearDone }
-}
-
 function Crumbs(props: { folder: string }) {
   return (
     <nav class="crumbs" aria-label="Folder">
@@ -126,36 +92,6 @@ function Crumbs(props: { folder: string }) {
         ),
       )}
     </nav>
-  )
-}
-
-function newFolder(folder: string): void {
-  const name = window.prompt('Folder name')?.trim()
-  if (name && !name.includes('/')) navigate(folderUrl(`${folder === '/' ? '' : folder}/${name}`))
-}
-
-function FolderActions(props: { folder: string; onFiles: (files: FileList) => void }) {
-  const input = useRef<HTMLInputElement>(null)
-  return (
-    <div class="actions">
-      <button type="button" class="ghost" onClick={() => newFolder(props.folder)}>
-        New folder
-      </button>
-      <button type="button" onClick={() => input.current?.click()}>
-        Upload files
-      </button>
-      <input
-        ref={input}
-        type="file"
-        multiple
-        hidden
-        data-testid="upload-input"
-        onChange={(e) => {
-          if (e.currentTarget.files) props.onFiles(e.currentTarget.files)
-          e.currentTarget.value = ''
-        }}
-      />
-    </div>
   )
 }
 
@@ -179,15 +115,26 @@ function useDropZone(enabled: boolean, onFiles: (files: FileList) => void) {
   return { dragging, handlers }
 }
 
+/** Reloads the listing when an upload into this folder arrives or its conversion ends. */
+function useUploadArrivals(folder: string, shared: boolean | undefined, load: () => Promise<void>): boolean {
+  const list = useUploads()
+  useEffect(
+    () =>
+      uploads.onArrival((upload) => {
+        if (!shared && upload.parent === folder) void load()
+      }),
+    [folder, shared, load],
+  )
+  return list.some((u) => u.parent === folder && (u.phase === 'uploading' || u.phase === 'converting'))
+}
+
 export function FilesScreen(props: { folder?: string; shared?: boolean }) {
   const folder = props.folder ?? '/'
   const listing = useListing(folder, props.shared)
   const { files, load, unavailable } = listing
   const [selected, setSelected] = useState<string | null>(null)
-  const { uploads, startUploads, clearDone } = useUploads(files, load)
-  const busy =
-    uploads.some((u) => u.phase === 'uploading' || u.phase === 'converting') ||
-    (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
+  const uploading = useUploadArrivals(folder, props.shared, load)
+  const busy = uploading || (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
   useLiveListing(load, unavailable, busy)
   const { setFiles } = listing
   useEffect(() => {
@@ -195,6 +142,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     setSelected(null)
     void load()
   }, [load])
+  const startUploads = (list: FileList | File[], parent: string) => uploads.start(Array.from(list), parent)
   const drop = useDropZone(!props.shared, (list) => startUploads(list, folder))
 
   const current = files?.find((f) => f._id === selected) ?? null
@@ -208,7 +156,6 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
       {!props.shared && (
         <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>
       )}
-      <UploadQueue uploads={uploads} onClear={clearDone} />
       {listing.error && (
         <p class="error" role="alert">
           {listing.error}
@@ -225,7 +172,6 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
             folders={props.shared ? [] : listing.folders}
             selected={selected}
             onSelect={setSelected}
-            onFolder={(path) => navigate(folderUrl(path))}
           />
           {current && (
             <FileDetails

@@ -19,6 +19,8 @@ export interface Loading {
 
 export function ViewerHead(props: {
   name: string | undefined
+  /** Where "← Files" leads: the folder the file is in. */
+  back: string
   canFitSelection: boolean
   canShowAll: boolean
   onFit: (selection: boolean) => void
@@ -26,7 +28,7 @@ export function ViewerHead(props: {
 }) {
   return (
     <div class="viewer-head">
-      <a href="/files" onClick={(e) => linkClick(e, '/files')}>
+      <a href={props.back} onClick={(e) => linkClick(e, props.back)}>
         ← Files
       </a>
       <h1 title={props.name}>{props.name ?? 'Model'}</h1>

@@ -4,12 +4,19 @@
 import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Annotation, type Attributes, client, type FileRecord, type SceneNode } from '../api/index.ts'
+import { folderUrl } from '../router.ts'
 import { describeError } from '../util.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
 import { cameraOf, type Draft, pointOf } from './annotations.tsx'
 import { descendants, parentsOf } from './tree.tsx'
 import { type Loading, LoadingOverlay, type Tab, ViewerHead, ViewerPanel } from './viewer-parts.tsx'
 import type { ViewState } from './views.tsx'
+
+/** "← Files": the folder of my own file, "Shared with me" for another account's. */
+function backTo(file: FileRecord | null): string {
+  if (!file) return '/files'
+  return file.owner === client.session.identity?.email ? folderUrl(file.parent) : '/shared'
+}
 
 function findNode(tree: SceneNode[], id: string): SceneNode | null {
   for (const n of tree) {
@@ -202,6 +209,7 @@ export function ViewerScreen(props: { id: string }) {
     <section class="viewer" aria-label="Viewer">
       <ViewerHead
         name={model.file?.name}
+        back={backTo(model.file)}
         canFitSelection={selected !== null}
         canShowAll={hidden.size > 0}
         onFit={(selection) => engine.current?.fit(selection ? selected : null, true)}

@@ -45,7 +45,7 @@ export function WebhooksScreen() {
       ) : hooks.length === 0 ? (
         <p class="empty">No webhooks yet.</p>
       ) : (
-        <table class="grid">
+        <table class="grid hooks">
           <thead>
             <tr>
               <th>Event</th>
