@@ -4,7 +4,7 @@
 // instead of being nested in a group. Synced with the 3D selection both ways; each row can
 // hide/show its node or isolate it.
 import type { RefObject } from 'preact'
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { SceneNode } from '../api/index.ts'
 import { type Row, treeMove, visibleRows } from './tree-rows.ts'
 
@@ -178,7 +178,8 @@ function useRevealSelected(
 /** After a keyboard move, DOM focus follows the tab stop to its (maybe newly drawn) row. */
 function useFocusFollows(box: RefObject<HTMLDivElement | null>, focusId: string | null) {
   const pending = useRef(false)
-  useEffect(() => {
+  // Layout effect: focus lands in the same task as the commit, before the next key is read.
+  useLayoutEffect(() => {
     if (!pending.current || !focusId) return
     pending.current = false
     box.current
