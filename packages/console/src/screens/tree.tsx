@@ -219,9 +219,13 @@ export function SceneTree(props: TreeProps) {
     if (!move) return
     e.preventDefault()
     if (move.kind === 'focus') {
-      pendingFocus.current = true
-      setFocusId(rows[move.index]?.node.id ?? null)
+      const id = rows[move.index]?.node.id ?? null
+      setFocusId(id)
       reveal(move.index)
+      // A drawn row takes focus now (the next key goes to it); one drawn by the next render, then.
+      const row = id ? box.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`) : null
+      if (row) row.focus({ preventScroll: true })
+      else pendingFocus.current = true
     } else if (move.kind === 'select') props.onSelect(move.id)
     else setOpen(move.id, move.kind === 'expand')
   }
