@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { collectErrors, launch, paintedShare } from './support/browser.ts'
@@ -15,6 +16,7 @@ const PHONE = { width: 390, height: 844 }
 const PARTS = 3000
 const require = createRequire(import.meta.url)
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+const SHOTS = path.resolve(import.meta.dirname, '../../../docs/console')
 
 let server: Tessera
 let browser: Browser
@@ -50,6 +52,18 @@ async function camera(p: Page): Promise<Camera> {
   const target = n.slice(3, 6)
   const distance = Math.hypot(...position.map((v, i) => v - (target[i] ?? 0)))
   return { position, target, distance }
+}
+
+/** The camera once it has stopped (a fly-to lasts 600 ms, longer in frames on a busy machine). */
+async function settled(p: Page): Promise<Camera> {
+  let last = ''
+  for (let i = 0; i < 50; i++) {
+    const now = (await p.locator('.viewport').getAttribute('data-camera')) ?? ''
+    if (now === last) return camera(p)
+    last = now
+    await p.waitForTimeout(400)
+  }
+  throw new Error('the camera never stopped')
 }
 
 /** The RGB of the canvas pixel at a fraction of its width and height. */
@@ -175,13 +189,13 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     assert.ok((after.position[2] ?? 0) < 0, 'the camera is behind the wall')
     const behind = countPixels(await pixels(page), isMarkerGreen)
     assert.equal(behind, 0, `${behind} px of the hidden marker are drawn at full colour`)
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-marker-behind.png') })
     await page.getByRole('button', { name: 'Fit all' }).click()
   })
 
   it('zoom is bounded by the model: zoomed far out it stays visible, zoomed in it stays in front', async () => {
     await page.getByRole('button', { name: 'Fit all' }).click()
-    await page.waitForTimeout(700) // past the 600 ms flight
-    const fitted = await camera(page)
+    const fitted = await settled(page)
     const box = await page.locator('.viewport canvas').boundingBox()
     assert.ok(box)
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
@@ -219,6 +233,10 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
       if (d > 40) changed++
     }
     assert.ok(changed > 300, `only ${changed} px show the selection`)
+    await page.locator('.viewport canvas').focus()
+    await page.keyboard.press('ArrowLeft') // shows the keyboard hint (focus-visible)
+    await page.waitForTimeout(300)
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-selection.png') })
   })
 
   it('keyboard camera: arrows orbit, +/− zoom, F fits, Esc clears the selection; the canvas is named', async () => {
@@ -228,8 +246,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     assert.ok(hintId, 'the canvas has a description')
     assert.match((await page.locator(`[id="${hintId}"]`).textContent()) ?? '', /arrow/i)
     await page.getByRole('button', { name: 'Fit all' }).click()
-    await page.waitForTimeout(700)
-    const fitted = await camera(page)
+    const fitted = await settled(page)
     await canvas.focus()
     await page.keyboard.press('ArrowLeft')
     await until(page, async () => (await camera(page)).position[0] !== fitted.position[0], 'ArrowLeft')
@@ -413,6 +430,8 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
       const label = await buttons.nth(i).getAttribute('aria-label')
       assert.ok(box && box.width >= 24 && box.height >= 24, `${label}: ${box?.width}×${box?.height}`)
     }
+    await p.locator('.tree').scrollIntoViewIfNeeded()
+    await p.screenshot({ path: path.join(SHOTS, 'phone-viewer-tree.png') })
     assert.deepEqual(phoneErrors, [])
     await phone.close()
   })
