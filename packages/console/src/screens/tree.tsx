@@ -92,7 +92,7 @@ function TreeRow(props: {
       style={{ top: `${props.top}px`, paddingLeft: `${(level - 1) * 14}px` }}
       onClick={() => props.onSelect(node.id)}
     >
-      {/* biome-ignore lint/a11y/useKeyWithClickEvents: pointer only, the keyboard opens and closes a row with Right and Left */}
+      {/* Pointer only: the keyboard opens and closes a row with Right and Left. */}
       <span
         class="twisty"
         aria-hidden="true"
