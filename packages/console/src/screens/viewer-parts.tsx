@@ -1,5 +1,6 @@
 // The viewer screen's pieces that only draw what they are given: the head bar, the loading overlay
 // over the 3D view and the side panel with its three tabs (the state lives in viewer.tsx).
+import { useRef } from 'preact/hooks'
 import type { Annotation, Attributes, Configuration, FileRecord, SceneNode } from '../api/index.ts'
 import { linkClick } from '../router.ts'
 import { formatBytes } from '../util.ts'
@@ -9,6 +10,9 @@ import { SceneTree } from './tree.tsx'
 import { type ViewState, ViewsPanel } from './views.tsx'
 
 export type Tab = 'parts' | 'annotations' | 'views'
+const TABS: Tab[] = ['parts', 'annotations', 'views']
+const tabId = (t: Tab) => `viewer-tab-${t}`
+const panelId = (t: Tab) => `viewer-panel-${t}`
 
 export interface Loading {
   phase: 'waiting' | 'downloading' | 'preparing' | 'ready' | 'error'
@@ -90,15 +94,47 @@ function tabLabel(tab: Tab, annotations: number, views: number): string {
   return tab === 'annotations' ? `Annotations (${annotations})` : `Views (${views})`
 }
 
-export function PanelTabs(props: { tab: Tab; annotations: number; views: number; onTab: (t: Tab) => void }) {
+/** Where a key moves the focus among the tabs (WAI-ARIA tabs: Left/Right wrap, Home, End). */
+function tabAfter(key: string, current: number): number | null {
+  const n = TABS.length
+  const moves: Record<string, number> = {
+    ArrowRight: current + 1,
+    ArrowLeft: current - 1,
+    Home: 0,
+    End: n - 1,
+  }
+  const next = moves[key]
+  return next === undefined ? null : (next + n) % n
+}
+
+/**
+ * WAI-ARIA tabs with automatic activation (each panel draws at once): one tab stop, the arrows
+ * move and select, each tab controls its own tabpanel.
+ */
+function PanelTabs(props: { tab: Tab; annotations: number; views: number; onTab: (t: Tab) => void }) {
+  const buttons = useRef<(HTMLButtonElement | null)[]>([])
+  const onKeyDown = (e: KeyboardEvent) => {
+    const next = tabAfter(e.key, TABS.indexOf(props.tab))
+    const tab = next === null ? undefined : TABS[next]
+    if (next === null || !tab) return
+    e.preventDefault()
+    props.onTab(tab)
+    buttons.current[next]?.focus()
+  }
   return (
-    <div class="tabs" role="tablist">
-      {(['parts', 'annotations', 'views'] as Tab[]).map((t) => (
+    <div class="tabs" role="tablist" aria-label="Model panels" onKeyDown={onKeyDown}>
+      {TABS.map((t, i) => (
         <button
           key={t}
+          ref={(el) => {
+            buttons.current[i] = el
+          }}
           type="button"
           role="tab"
+          id={tabId(t)}
           aria-selected={props.tab === t}
+          aria-controls={panelId(t)}
+          tabIndex={props.tab === t ? 0 : -1}
           onClick={() => props.onTab(t)}
         >
           {tabLabel(t, props.annotations, props.views)}
@@ -192,13 +228,25 @@ export function ViewerPanel(props: {
         views={props.views.views.length}
         onTab={props.onTab}
       />
-      <div class="tab-body" role="tabpanel">
-        {props.tab === 'parts' && <PartsTab {...props.parts} />}
-        {props.tab === 'annotations' && (
-          <AnnotationsPanel file={file} canWrite={canWrite} {...props.annotations} />
-        )}
-        {props.tab === 'views' && <ViewsPanel file={file} canWrite={canWrite} {...props.views} />}
-      </div>
+      {TABS.map((t) => (
+        // Every tab's panel exists (aria-controls points at it); only the open one has content.
+        <div
+          key={t}
+          class="tab-body"
+          role="tabpanel"
+          id={panelId(t)}
+          aria-labelledby={tabId(t)}
+          hidden={props.tab !== t}
+        >
+          {props.tab === t && t === 'parts' && <PartsTab {...props.parts} />}
+          {props.tab === t && t === 'annotations' && (
+            <AnnotationsPanel file={file} canWrite={canWrite} {...props.annotations} />
+          )}
+          {props.tab === t && t === 'views' && (
+            <ViewsPanel file={file} canWrite={canWrite} {...props.views} />
+          )}
+        </div>
+      ))}
     </aside>
   )
 }

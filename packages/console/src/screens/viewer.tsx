@@ -9,6 +9,7 @@ import { describeError } from '../util.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
 import { cameraOf, type Draft, pointOf } from './annotations.tsx'
 import { descendants, parentsOf } from './tree.tsx'
+import { onCanvasKey, useEscapeStopsPlacing } from './viewer-keys.ts'
 import { type Loading, LoadingOverlay, type Tab, ViewerHead, ViewerPanel } from './viewer-parts.tsx'
 import type { ViewState } from './views.tsx'
 
@@ -177,6 +178,8 @@ function useEngineBindings(
     state.updateCamera()
     return () => view.controls.removeEventListener('change', state.updateCamera)
   }, [phase, annotations])
+  useEffect(() => engine.current?.setPlacing(placing.on), [placing.on, phase])
+  useEscapeStopsPlacing(placing.on, () => placing.set(false))
   useEffect(() => {
     engine.current?.setMarkers(
       annotations.flatMap((a) => {
@@ -217,13 +220,28 @@ export function ViewerScreen(props: { id: string }) {
       />
       <div class="viewer-body">
         <div class="viewport" data-phase={model.loading.phase} data-camera={state.camera}>
+          {/* biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: "application" tells screen readers to pass the arrow keys to the 3D view */}
           <canvas
             ref={canvas}
-            class={placing ? 'placing' : ''}
-            aria-label="3D view: drag to orbit, right-drag to pan, wheel to zoom"
+            role="application"
+            aria-label={`3D view of ${model.file?.name ?? 'the model'}`}
+            aria-describedby="viewer-keys"
             tabIndex={0}
+            onKeyDown={(e) =>
+              onCanvasKey(e, engine.current, {
+                fit: () => engine.current?.fit(selected, true),
+                clear: () => {
+                  state.select(null)
+                  setPlacing(false)
+                },
+              })
+            }
           />
           <LoadingOverlay loading={model.loading} file={model.file} />
+          <p id="viewer-keys" class="keys-hint">
+            Drag to orbit, right-drag to pan, wheel to zoom. Keys: arrows orbit, + and − zoom, F fits, Esc
+            clears the selection.
+          </p>
         </div>
         <ViewerPanel
           file={props.id}

@@ -6,6 +6,9 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
 import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
+import { type Bounds, dolly, fitClipPlanes, limitZoom, orbit } from './camera.ts'
+import { SelectionHighlight } from './highlight.ts'
+import { type Marker, MarkerLayer } from './markers.ts'
 
 export type Vec3 = [number, number, number]
 export interface CameraState {
@@ -16,14 +19,7 @@ export interface Pick {
   nodeId: string | null
   point: Vec3
 }
-export interface Marker {
-  id: string
-  point: Vec3
-  color: string
-}
-
 export const BACKGROUND = 0xeef1f5
-const HIGHLIGHT = new THREE.Color(0x1f6feb)
 
 function shown(object: THREE.Object3D): boolean {
   for (let o: THREE.Object3D | null = object; o; o = o.parent) if (!o.visible) return false
@@ -39,10 +35,11 @@ export class ViewerEngine {
   readonly camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000)
   readonly controls: OrbitControls
   private readonly scene = new THREE.Scene()
-  private readonly markers = new THREE.Group()
+  private readonly markers = new MarkerLayer()
+  private readonly highlight = new SelectionHighlight()
+  private bounds: Bounds = { center: new THREE.Vector3(), radius: 1 }
   private model: THREE.Object3D | null = null
   private readonly nodes = new Map<string, THREE.Object3D>()
-  private selected: string | null = null
   private dirty = true
   private frame = 0
   private flight: { from: CameraState; to: CameraState; start: number } | null = null
@@ -60,10 +57,13 @@ export class ViewerEngine {
     const sun = new THREE.DirectionalLight(0xffffff, 1.6)
     sun.position.set(3, 5, 4)
     this.camera.add(sun)
-    this.scene.add(this.camera, this.markers)
+    this.scene.add(this.camera, this.markers.group)
     this.controls = new OrbitControls(this.camera, canvas)
     this.controls.enableDamping = false
-    this.controls.addEventListener('change', () => this.invalidate())
+    this.controls.addEventListener('change', () => {
+      fitClipPlanes(this.camera, this.controls, this.bounds)
+      this.invalidate()
+    })
     // Grabbing the camera ends a fly-to (an annotation opened): the flight would otherwise put the
     // camera back on its path at the next frame and undo the user's drag.
     this.controls.addEventListener('start', () => {
@@ -95,6 +95,10 @@ export class ViewerEngine {
             : object.material.clone()
         }
       })
+      const sphere = new THREE.Box3().setFromObject(gltf.scene).getBoundingSphere(new THREE.Sphere())
+      this.radius = Math.max(sphere.radius, 1e-3)
+      this.bounds = { center: sphere.center, radius: this.radius }
+      limitZoom(this.controls, this.bounds)
       this.fit()
     } finally {
       draco.dispose()
@@ -114,21 +118,25 @@ export class ViewerEngine {
   }
 
   select(id: string | null): void {
-    for (const mesh of this.meshes(this.selected ? (this.nodes.get(this.selected) ?? null) : null))
-      this.tint(mesh, null)
-    this.selected = id
-    for (const mesh of this.meshes(id ? (this.nodes.get(id) ?? null) : null)) this.tint(mesh, HIGHLIGHT)
+    this.highlight.show(this.meshes(id ? (this.nodes.get(id) ?? null) : null))
     this.invalidate()
   }
 
-  private tint(mesh: THREE.Mesh, color: THREE.Color | null): void {
-    const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material]
-    for (const m of materials) {
-      if ('emissive' in m && m.emissive instanceof THREE.Color) {
-        m.emissive.copy(color ?? new THREE.Color(0))
-        ;(m as THREE.MeshStandardMaterial).emissiveIntensity = color ? 0.6 : 1
-      }
-    }
+  /** While an annotation is placed: a crosshair, inline so that nothing else's cursor wins. */
+  setPlacing(on: boolean): void {
+    this.canvas.style.cursor = on ? 'crosshair' : ''
+  }
+
+  /** Keyboard orbit, in radians (left: azimuth, up: elevation). */
+  orbit(left: number, up: number): void {
+    this.flight = null
+    orbit(this.camera, this.controls, left, up)
+  }
+
+  /** Keyboard zoom: < 1 closer, > 1 farther, within the model's limits. */
+  zoom(factor: number): void {
+    this.flight = null
+    dolly(this.camera, this.controls, factor)
   }
 
   setHidden(hidden: Iterable<string>): void {
@@ -151,16 +159,12 @@ export class ViewerEngine {
     if (box.isEmpty()) box.setFromObject(root)
     if (box.isEmpty()) return
     const sphere = box.getBoundingSphere(new THREE.Sphere())
-    if (!id) this.radius = Math.max(sphere.radius, 1e-3)
     // The narrower of the two fields of view decides (portrait screens: the horizontal one).
     const vertical = THREE.MathUtils.degToRad(this.camera.fov / 2)
     const horizontal = Math.atan(Math.tan(vertical) * this.camera.aspect)
     const distance = (sphere.radius / Math.sin(Math.min(vertical, horizontal))) * 1.1
     const direction = new THREE.Vector3(1, 0.8, 1.2).normalize()
     const position = sphere.center.clone().addScaledVector(direction, distance)
-    this.camera.near = Math.max(distance / 1000, 1e-4)
-    this.camera.far = distance * 100
-    this.camera.updateProjectionMatrix()
     this.setCamera({ position: vec(position), target: vec(sphere.center) }, animate)
   }
 
@@ -182,18 +186,7 @@ export class ViewerEngine {
   }
 
   setMarkers(markers: Marker[], active: string | null): void {
-    this.markers.clear()
-    const size = this.radius * 0.025
-    for (const marker of markers) {
-      const ball = new THREE.Mesh(
-        new THREE.SphereGeometry(marker.id === active ? size * 1.6 : size, 16, 12),
-        new THREE.MeshBasicMaterial({ color: new THREE.Color(marker.color), depthTest: false }),
-      )
-      ball.renderOrder = 10
-      ball.position.set(...marker.point)
-      ball.userData.markerId = marker.id
-      this.markers.add(ball)
-    }
+    this.markers.set(markers, active, this.radius * 0.025)
     this.invalidate()
   }
 
@@ -213,13 +206,13 @@ export class ViewerEngine {
     )
     const ray = new THREE.Raycaster()
     ray.setFromCamera(ndc, this.camera)
-    const marker = ray.intersectObjects(this.markers.children, false)[0]
-    if (marker) {
-      this.onPick({ nodeId: null, point: vec(marker.point) }, marker.object.userData.markerId)
-      return
-    }
     // The raycaster ignores visibility: a hidden part (or a part under a hidden node) is skipped here.
     const hit = this.model ? ray.intersectObject(this.model, true).find((h) => shown(h.object)) : undefined
+    const marker = this.markers.pick(ray, hit?.distance ?? Number.POSITIVE_INFINITY)
+    if (marker) {
+      this.onPick({ nodeId: null, point: vec(marker.point) }, marker.id)
+      return
+    }
     if (!hit) {
       this.onPick({ nodeId: null, point: [0, 0, 0] }, null)
       return
@@ -237,6 +230,8 @@ export class ViewerEngine {
     const { clientWidth: w, clientHeight: h } = this.canvas
     if (w === 0 || h === 0) return
     this.renderer.setSize(w, h, false)
+    const buffer = this.renderer.getDrawingBufferSize(new THREE.Vector2())
+    this.highlight.setResolution(buffer.x, buffer.y)
     this.camera.aspect = w / h
     this.camera.updateProjectionMatrix()
     this.invalidate()
@@ -273,6 +268,8 @@ export class ViewerEngine {
     this.canvas.removeEventListener('pointerdown', this.pointerDown)
     this.canvas.removeEventListener('pointerup', this.pointerUp)
     this.controls.dispose()
+    this.highlight.dispose()
+    this.markers.clear()
     this.scene.traverse((o) => {
       if (o instanceof THREE.Mesh) {
         o.geometry.dispose()
