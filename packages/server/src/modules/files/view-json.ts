@@ -8,8 +8,9 @@
 // so a hit is the text toRowView would give now, whichever process wrote the row. Bounded: the
 // files kept longest go first. The kept text is the row's part of the view, the same for every
 // caller; the caller's `role` and `capabilities` are spliced in per answer (withCaller).
-import type { FileRowWithEmails } from './repository.ts'
+
 import type { FileRole } from './access.ts'
+import type { FileRowWithEmails } from './repository.ts'
 import { callerFields, toRowView } from './views.ts'
 
 const MAX_ENTRIES = 5000

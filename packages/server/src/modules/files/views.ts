@@ -3,9 +3,9 @@
 // the stored view texts (view-json.ts).
 import type { Static } from 'typebox'
 import { publicBucketName } from '../../platform/blobs/index.ts'
+import type { FileRole } from './access.ts'
 import type * as repo from './repository.ts'
 import type { FileCapabilities, FileRecord } from './schemas.ts'
-import type { FileRole } from './access.ts'
 
 export type FileRecordShape = Static<typeof FileRecord>
 
