@@ -240,7 +240,7 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await page.getByLabel('Title').fill('Check the weld')
     await page.getByLabel('Text').fill('Seam looks thin here.')
     await page.getByRole('button', { name: 'Save annotation' }).click()
-    await page.getByRole('button', { name: 'Check the weld' }).click()
+    await page.getByRole('button', { name: 'Check the weld', exact: true }).click()
     await page.getByText('Seam looks thin here.').waitFor()
     await shot(page, 'viewer-annotations')
   })

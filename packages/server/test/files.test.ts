@@ -46,8 +46,14 @@ const SPEC_FIELDS = [
   '__v',
 ]
 
-/** Events carry the spec's record: the API's answer without its extra `progress`. */
-const specRecord = ({ progress: _progress, thumbnailUrl: _thumbnailUrl, ...record }: UploadedFile) => record
+/** Events carry the spec's record: the API's answer without its extra fields. */
+const specRecord = ({
+  progress: _progress,
+  thumbnailUrl: _thumbnailUrl,
+  role: _role,
+  capabilities: _capabilities,
+  ...record
+}: UploadedFile) => record
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 type User = Awaited<ReturnType<typeof signedIn>>
 
@@ -91,8 +97,12 @@ function storagePathTests(state: { t: TestApp }) {
     const data = randomBytes(5000)
     const before = Date.now()
     const file = await uploadFile(t.app, user.headers, { name: 'part.stl', data, parent: 'models/v1/' })
-    // The API's view: every spec field, plus the conversion's progress.
-    assert.deepEqual(Object.keys(file).sort(), [...SPEC_FIELDS, 'progress', 'thumbnailUrl'].sort())
+    // The API's view: every spec field, plus the conversion's progress and the caller's rights.
+    assert.deepEqual(
+      Object.keys(file).sort(),
+      [...SPEC_FIELDS, 'progress', 'thumbnailUrl', 'role', 'capabilities'].sort(),
+    )
+    assert.equal(file.role, 'owner')
     assert.equal(file.progress, 0)
     assert.equal(file.thumbnailUrl, null)
     assert.match(file._id, /^[0-9a-f]{24}$/)
@@ -506,7 +516,10 @@ function filesystemOnlyTests(state: { t: TestApp; rx: Receiver }) {
     assert.equal(shared.__v, file.__v + 2)
     assert.ok(Date.parse(String(shared.updated)) >= Date.parse(String(file.updated)))
     assert.deepEqual((await get(t, owner, `/file/${file._id}`)).json().file, shared)
-    assert.deepEqual((await get(t, a, `/file/${file._id}`)).json().file, shared)
+    // The viewer sees the same record, with their own role and capabilities.
+    const asViewer = (await get(t, a, `/file/${file._id}`)).json().file as UploadedFile
+    assert.deepEqual(specRecord(asViewer), specRecord(shared))
+    assert.equal(asViewer.role, 'viewer')
 
     const promoted = await share(a.account.email, 'editor')
     assert.deepEqual(

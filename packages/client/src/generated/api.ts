@@ -1128,6 +1128,25 @@ export interface components {
             progress: number;
             /** @description path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before */
             thumbnailUrl: string | null;
+            /** @description the caller’s role on this file: owner (every right), editor (also writes attributes, annotations and saved views), viewer (reads and downloads only) */
+            role: "owner" | "editor" | "viewer";
+            /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
+            capabilities: {
+                /** @description read the record, download the original and the GLB, read scene, annotations and views */
+                read: boolean;
+                /** @description POST /scene/attributes (owner, editor) */
+                setAttributes: boolean;
+                /** @description create annotations; change or delete them as their access lists allow (owner, editor) */
+                annotate: boolean;
+                /** @description create saved views (configurations); change or delete them as their lists allow (owner, editor) */
+                saveViews: boolean;
+                /** @description share the file with accounts and stop sharing it (owner) */
+                share: boolean;
+                /** @description upload a new revision: an upload to the same path of the owner’s files (owner) */
+                uploadRevision: boolean;
+                /** @description delete the file (owner) */
+                delete: boolean;
+            };
         };
         /** SharedFileView */
         SharedFileView: {
@@ -1185,6 +1204,23 @@ export interface components {
             thumbnailUrl: string | null;
             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
             role: "viewer" | "editor";
+            /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
+            capabilities: {
+                /** @description read the record, download the original and the GLB, read scene, annotations and views */
+                read: boolean;
+                /** @description POST /scene/attributes (owner, editor) */
+                setAttributes: boolean;
+                /** @description create annotations; change or delete them as their access lists allow (owner, editor) */
+                annotate: boolean;
+                /** @description create saved views (configurations); change or delete them as their lists allow (owner, editor) */
+                saveViews: boolean;
+                /** @description share the file with accounts and stop sharing it (owner) */
+                share: boolean;
+                /** @description upload a new revision: an upload to the same path of the owner’s files (owner) */
+                uploadRevision: boolean;
+                /** @description delete the file (owner) */
+                delete: boolean;
+            };
         };
         /** FileRevision */
         FileRevision: {
@@ -2337,7 +2373,17 @@ export interface operations {
                      *           "bucket": "text",
                      *           "__v": 1,
                      *           "progress": 0,
-                     *           "thumbnailUrl": "text"
+                     *           "thumbnailUrl": "text",
+                     *           "role": "owner",
+                     *           "capabilities": {
+                     *             "read": true,
+                     *             "setAttributes": true,
+                     *             "annotate": true,
+                     *             "saveViews": true,
+                     *             "share": true,
+                     *             "uploadRevision": true,
+                     *             "delete": true
+                     *           }
                      *         }
                      *       ],
                      *       "folders": [
@@ -2467,7 +2513,16 @@ export interface operations {
                      *           "__v": 1,
                      *           "progress": 0,
                      *           "thumbnailUrl": "text",
-                     *           "role": "viewer"
+                     *           "role": "viewer",
+                     *           "capabilities": {
+                     *             "read": true,
+                     *             "setAttributes": true,
+                     *             "annotate": true,
+                     *             "saveViews": true,
+                     *             "share": true,
+                     *             "uploadRevision": true,
+                     *             "delete": true
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "text"
@@ -2590,7 +2645,17 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -2751,7 +2816,17 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -3365,7 +3440,17 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
                      *       }
                      *     }
                      */
@@ -3527,7 +3612,17 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
                      *       }
                      *     }
                      */

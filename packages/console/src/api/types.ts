@@ -7,7 +7,6 @@ import type {
   ConfigurationInput,
   FileView,
   NodeAttributes,
-  SharedPage,
   WebhookDelivery,
   WebhookDeliveryDetail,
   WebhookResource,
@@ -21,8 +20,13 @@ export type {
   SceneNode,
 } from '@tessera/client'
 
-/** A file as listed; in "shared with me", also my role on it. */
-export type FileRecord = FileView & { role?: SharedPage['files'][number]['role'] }
+/**
+ * A file as the API shows it to me: the record, plus my `role` on it and my `capabilities` (what
+ * the server lets me do: every screen offers only those actions).
+ */
+export type FileRecord = FileView
+
+export type FileCapabilities = FileView['capabilities']
 
 export interface Folder {
   name: string

@@ -1,9 +1,12 @@
 // Annotations: placed by clicking the model (the 3D point and the camera are stored), listed,
-// opened (the camera flies there), edited and deleted as the file role allows.
+// opened (the camera flies there), edited and deleted as the file role and each annotation's own
+// lists allow (access.ts); a deletion can be undone for a few seconds (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Annotation, client } from '../api/index.ts'
 import { describeError } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
+import { type AnnotationRights, annotationRights, type FileAccess } from './access.ts'
+import { type Undoable, useUndo } from './undo.tsx'
 
 /** What the console stores in `targets[0]`: the picked point, its node and where the camera looked. */
 export interface PointTarget {
@@ -100,23 +103,83 @@ function DraftForm(props: { file: string; draft: Draft; act: Act; onDone: () => 
   )
 }
 
+/** The same annotation again (a new one: new ID, the restorer its author), as far as I could read it. */
+function recreate(a: Annotation): Undoable {
+  const { name, content, type, color, cameraX, cameraY, cameraZ, targets, tags } = a
+  const { readPermissions, writePermissions, permissions } = a
+  const fields = { name, content, type, color, cameraX, cameraY, cameraZ, targets, tags }
+  return {
+    text: `Annotation "${a.name || 'Note'}" deleted`,
+    restore: () =>
+      client.scene.createAnnotation({
+        file: a.file,
+        ...fields,
+        readPermissions,
+        writePermissions,
+        permissions,
+      }),
+  }
+}
+
+function ItemButtons(props: {
+  annotation: Annotation
+  rights: AnnotationRights
+  act: Act
+  onEditing: (id: string | null) => void
+  onDeleted: (undo: Undoable) => void
+}) {
+  const { annotation: a, rights } = props
+  const label = a.name || 'annotation'
+  return (
+    <span class="buttons">
+      {(rights.editTitle || rights.editText) && (
+        <button
+          type="button"
+          class="ghost small"
+          aria-label={`Edit ${label}`}
+          onClick={() => props.onEditing(a._id)}
+        >
+          Edit
+        </button>
+      )}
+      {rights.delete && (
+        <button
+          type="button"
+          class="ghost small"
+          aria-label={`Delete ${label}`}
+          onClick={() =>
+            void props
+              .act(() => client.scene.deleteAnnotation(a._id))
+              .then((ok) => ok && props.onDeleted(recreate(a)))
+          }
+        >
+          Delete
+        </button>
+      )}
+    </span>
+  )
+}
+
 function AnnotationItem(props: {
   annotation: Annotation
   active: boolean
   editing: boolean
-  canWrite: boolean
+  access: FileAccess
   act: Act
   onOpen: (a: Annotation) => void
   onEditing: (id: string | null) => void
+  onDeleted: (undo: Undoable) => void
 }) {
   const a = props.annotation
   const act = props.act
+  const rights = annotationRights(a, props.access)
   return (
-    <li class={props.active ? 'active' : ''}>
+    <li class={props.active ? 'active' : ''} data-annotation={a.name}>
       <span class="swatch" style={{ background: a.color }} aria-hidden="true" />
       {props.editing ? (
         <EditAnnotation
           annotation={a}
+          rights={rights}
           onDone={async (changes) => {
             if (!changes || (await act(() => client.scene.updateAnnotation({ _id: a._id, ...changes }))))
               props.onEditing(null)
@@ -129,19 +192,9 @@ function AnnotationItem(props: {
           </button>
           {props.active && a.content && <p class="content">{a.content}</p>}
           <span class="meta">{a.author}</span>
-          {props.canWrite && (
-            <span class="buttons">
-              <button type="button" class="ghost small" onClick={() => props.onEditing(a._id)}>
-                Edit
-              </button>
-              <button
-                type="button"
-                class="ghost small"
-                onClick={() => void act(() => client.scene.deleteAnnotation(a._id))}
-              >
-                Delete
-              </button>
-            </span>
+          <ItemButtons {...props} rights={rights} />
+          {props.access.capabilities.annotate && rights.reason && (
+            <span class="meta why">{rights.reason}</span>
           )}
         </>
       )}
@@ -155,7 +208,7 @@ export function AnnotationsPanel(props: {
   active: string | null
   placing: boolean
   draft: Draft | null
-  canWrite: boolean
+  access: FileAccess
   onPlace: (on: boolean) => void
   onOpen: (a: Annotation) => void
   onChanged: () => void
@@ -163,6 +216,8 @@ export function AnnotationsPanel(props: {
 }) {
   const [editing, setEditing] = useState<string | null>(null)
   const [error, setError] = useState('')
+  const undo = useUndo(props.onChanged)
+  const { capabilities, reason } = props.access
 
   async function act(work: () => Promise<unknown>): Promise<boolean> {
     setError('')
@@ -178,11 +233,14 @@ export function AnnotationsPanel(props: {
 
   return (
     <section class="annotations" aria-label="Annotations">
-      {props.canWrite && (
+      {capabilities.annotate ? (
         <button type="button" aria-pressed={props.placing} onClick={() => props.onPlace(!props.placing)}>
           {props.placing ? 'Click on the model… (cancel)' : 'Place annotation'}
         </button>
+      ) : (
+        <p class="hint access-reason">{reason}</p>
       )}
+      {undo.notice}
       {props.draft && (
         <DraftForm file={props.file} draft={props.draft} act={act} onDone={props.onDraftDone} />
       )}
@@ -196,10 +254,11 @@ export function AnnotationsPanel(props: {
               annotation={a}
               active={props.active === a._id}
               editing={editing === a._id}
-              canWrite={props.canWrite}
+              access={props.access}
               act={act}
               onOpen={props.onOpen}
               onEditing={setEditing}
+              onDeleted={undo.offer}
             />
           ))}
         </ol>
@@ -213,22 +272,42 @@ export function AnnotationsPanel(props: {
   )
 }
 
+/** Title and text as I may change them; only what changed is sent (an unchanged field needs no right). */
 function EditAnnotation(props: {
   annotation: Annotation
-  onDone: (changes: { name: string; content: string } | null) => Promise<void>
+  rights: AnnotationRights
+  onDone: (changes: { name?: string; content?: string } | null) => Promise<void>
 }) {
-  const [name, setName] = useState(props.annotation.name)
-  const [content, setContent] = useState(props.annotation.content)
+  const a = props.annotation
+  const [name, setName] = useState(a.name)
+  const [content, setContent] = useState(a.content)
+  const { rights } = props
   return (
     <form
       class="stack"
       onSubmit={(e) => {
         e.preventDefault()
-        void props.onDone({ name, content })
+        void props.onDone({
+          ...(name !== a.name ? { name } : {}),
+          ...(content !== a.content ? { content } : {}),
+        })
       }}
     >
-      <input aria-label="Title" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      <textarea aria-label="Text" value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+      <input
+        aria-label="Title"
+        value={name}
+        readOnly={!rights.editTitle}
+        title={rights.editTitle ? undefined : 'Its permissions do not let you change the title.'}
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
+      <textarea
+        aria-label="Text"
+        value={content}
+        readOnly={!rights.editText}
+        title={rights.editText ? undefined : 'Its permissions do not let you change the text.'}
+        onInput={(e) => setContent(e.currentTarget.value)}
+      />
+      {rights.reason && <p class="hint">{rights.reason}</p>}
       <div class="buttons">
         <button type="submit">Save</button>
         <button type="button" class="ghost" onClick={() => void props.onDone(null)}>

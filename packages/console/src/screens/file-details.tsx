@@ -32,7 +32,7 @@ function Facts(props: { file: FileRecord; isOwner: boolean }) {
       </dd>
       <dt>Owner</dt>
       <dd>{props.isOwner ? 'you' : f.owner}</dd>
-      {f.role && (
+      {f.role !== 'owner' && (
         <>
           <dt>Your role</dt>
           <dd>{f.role}</dd>

@@ -4,6 +4,7 @@ import { useRef } from 'preact/hooks'
 import type { Annotation, Attributes, Configuration, FileRecord, SceneNode } from '../api/index.ts'
 import { linkClick } from '../router.ts'
 import { formatBytes } from '../util.ts'
+import type { FileAccess } from './access.ts'
 import { AnnotationsPanel, type Draft } from './annotations.tsx'
 import { AttributesPanel } from './attributes.tsx'
 import { SceneTree } from './tree.tsx'
@@ -152,7 +153,7 @@ export function PartsTab(props: {
   selected: SceneNode | null
   hidden: Set<string>
   attributes: Record<string, Attributes>
-  canWrite: boolean
+  access: FileAccess
   onSelect: (id: string | null) => void
   onHidden: (next: Set<string>) => void
   onIsolate: (node: SceneNode) => void
@@ -183,7 +184,7 @@ export function PartsTab(props: {
           nodeId={selected.id}
           nodeName={selected.name}
           attributes={props.attributes[selected.id] ?? {}}
-          canWrite={props.canWrite}
+          access={props.access}
           onSaved={(a) => props.onSaved(selected.id, a)}
         />
       )}
@@ -214,12 +215,12 @@ export function ViewerPanel(props: {
   file: string
   tab: Tab
   onTab: (t: Tab) => void
-  canWrite: boolean
+  access: FileAccess
   parts: Parameters<typeof PartsTab>[0]
   annotations: AnnotationsTabProps
   views: ViewsTabProps
 }) {
-  const { file, canWrite } = props
+  const { file, access } = props
   return (
     <aside class="panel">
       <PanelTabs
@@ -240,10 +241,10 @@ export function ViewerPanel(props: {
         >
           {props.tab === t && t === 'parts' && <PartsTab {...props.parts} />}
           {props.tab === t && t === 'annotations' && (
-            <AnnotationsPanel file={file} canWrite={canWrite} {...props.annotations} />
+            <AnnotationsPanel file={file} access={access} {...props.annotations} />
           )}
           {props.tab === t && t === 'views' && (
-            <ViewsPanel file={file} canWrite={canWrite} {...props.views} />
+            <ViewsPanel file={file} access={access} {...props.views} />
           )}
         </div>
       ))}

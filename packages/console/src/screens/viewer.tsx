@@ -7,6 +7,7 @@ import { type Annotation, type Attributes, client, type FileRecord, type SceneNo
 import { folderUrl } from '../router.ts'
 import { describeError } from '../util.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
+import { accessOf } from './access.ts'
 import { cameraOf, type Draft, pointOf } from './annotations.tsx'
 import { descendants, parentsOf } from './tree.tsx'
 import { onCanvasKey, useEscapeStopsPlacing } from './viewer-keys.ts'
@@ -103,9 +104,12 @@ function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[
     const c = engine.current?.getCamera()
     if (c) setCamera([...c.position, ...c.target].map((n) => n.toFixed(4)).join(','))
   }
-  const select = (id: string | null): void => {
+  const mark = (id: string | null): void => {
     setSelected(id)
     engine.current?.select(id)
+  }
+  const select = (id: string | null): void => {
+    mark(id)
     if (id) setTab('parts')
   }
   const applyHidden = (next: Set<string>): void => {
@@ -126,7 +130,8 @@ function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[
   }
   const restore = (state: ViewState): void => {
     applyHidden(new Set(state.hidden))
-    select(state.selected)
+    // The selection comes back without leaving the Views tab (select() would open Parts).
+    mark(state.selected)
     engine.current?.setCamera(state.camera, false)
     updateCamera()
   }
@@ -207,7 +212,8 @@ export function ViewerScreen(props: { id: string }) {
   })
 
   const { selected, hidden } = state
-  const canWrite = model.file !== null && model.file.role !== 'viewer'
+  // What the server lets me do here (the file's role and capabilities): the panels offer only that.
+  const access = accessOf(model.file)
   return (
     <section class="viewer" aria-label="Viewer">
       <ViewerHead
@@ -247,7 +253,7 @@ export function ViewerScreen(props: { id: string }) {
           file={props.id}
           tab={state.tab}
           onTab={state.setTab}
-          canWrite={canWrite}
+          access={access}
           parts={{
             file: props.id,
             tree: model.tree,
@@ -255,7 +261,7 @@ export function ViewerScreen(props: { id: string }) {
             selected: selected ? findNode(model.tree, selected) : null,
             hidden,
             attributes: model.attributes,
-            canWrite,
+            access,
             onSelect: state.select,
             onHidden: state.applyHidden,
             onIsolate: state.isolate,

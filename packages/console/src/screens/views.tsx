@@ -1,9 +1,13 @@
 // Saved views (configurations): the camera (position + target in `cameraPosition`), the hidden
 // nodes (a `{type: "hidden", nodes}` entry in `modifiers`) and the selection (`selectedNodes`).
+// Saving needs the file's saveViews capability, deleting also the view's writePermissions
+// (access.ts); a deletion can be undone for a few seconds (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Configuration, type ConfigurationFields, client } from '../api/index.ts'
 import { describeError, formatDate } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
+import { type FileAccess, viewWritable } from './access.ts'
+import { type Undoable, useUndo } from './undo.tsx'
 
 export interface ViewState {
   camera: CameraState
@@ -31,51 +35,84 @@ export function fromConfiguration(c: Configuration): ViewState | null {
   }
 }
 
+/** The same view again: every stored setting; the server gives it a new ID, date and author. */
+function recreate(v: Configuration): Undoable {
+  const {
+    _id: _oldId,
+    author: _author,
+    lastModificationAuthor: _modifier,
+    date: _date,
+    lastModificationDate: _modified,
+    __v: _revision,
+    ...settings
+  } = v
+  return {
+    text: `View "${v.name}" deleted`,
+    restore: () => client.scene.saveConfiguration(settings as ConfigurationFields),
+  }
+}
+
+function SaveViewForm(props: {
+  file: string
+  current: () => ViewState
+  act: (work: () => Promise<unknown>) => Promise<boolean>
+}) {
+  const [name, setName] = useState('')
+  return (
+    <form
+      class="inline"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const fields = {
+          file: props.file,
+          name: name.trim() || 'Untitled',
+          ...toConfiguration(props.current()),
+        }
+        void props.act(() => client.scene.saveConfiguration(fields)).then((ok) => ok && setName(''))
+      }}
+    >
+      <input
+        aria-label="View name"
+        placeholder="View name"
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
+      <button type="submit">Save current view</button>
+    </form>
+  )
+}
+
 export function ViewsPanel(props: {
   file: string
   views: Configuration[]
-  canWrite: boolean
+  access: FileAccess
   current: () => ViewState
   onRestore: (state: ViewState) => void
   onChanged: () => void
 }) {
-  const [name, setName] = useState('')
   const [error, setError] = useState('')
+  const undo = useUndo(props.onChanged)
 
-  async function act(work: () => Promise<unknown>): Promise<void> {
+  async function act(work: () => Promise<unknown>): Promise<boolean> {
     setError('')
     try {
       await work()
       props.onChanged()
+      return true
     } catch (e) {
       setError(describeError(e))
+      return false
     }
   }
 
   return (
     <section class="views" aria-label="Saved views">
-      {props.canWrite && (
-        <form
-          class="inline"
-          onSubmit={(e) => {
-            e.preventDefault()
-            const fields = {
-              file: props.file,
-              name: name.trim() || 'Untitled',
-              ...toConfiguration(props.current()),
-            }
-            void act(() => client.scene.saveConfiguration(fields)).then(() => setName(''))
-          }}
-        >
-          <input
-            aria-label="View name"
-            placeholder="View name"
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-          <button type="submit">Save current view</button>
-        </form>
+      {props.access.capabilities.saveViews ? (
+        <SaveViewForm file={props.file} current={props.current} act={act} />
+      ) : (
+        <p class="hint access-reason">{props.access.reason}</p>
       )}
+      {undo.notice}
       {props.views.length === 0 ? (
         <p class="hint">No saved views.</p>
       ) : (
@@ -94,12 +131,16 @@ export function ViewsPanel(props: {
                   {v.name}
                 </button>
                 <span class="meta">{formatDate(v.date)}</span>
-                {props.canWrite && (
+                {viewWritable(v, props.access) && (
                   <button
                     type="button"
                     class="ghost small"
                     aria-label={`Delete view ${v.name}`}
-                    onClick={() => void act(() => client.scene.deleteConfiguration(v._id))}
+                    onClick={() =>
+                      void act(() => client.scene.deleteConfiguration(v._id)).then(
+                        (ok) => ok && undo.offer(recreate(v)),
+                      )
+                    }
                   >
                     Delete
                   </button>

@@ -30,12 +30,16 @@ export async function requireFileAccess(
 ): Promise<FileAccess> {
   const file = /^[0-9a-f]{24}$/.test(fileId) ? await findFileForAccount(db, fileId, accountId) : undefined
   if (!file) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
-  const role: FileRole =
-    file.owner_id === accountId ? 'owner' : file.share_role === 'editor' ? 'editor' : 'viewer'
+  const role = roleOf(file, accountId)
   if (!ALLOWED[need].includes(role)) {
     throw new AppError('FORBIDDEN', `Your role on this file (${role}) does not allow this.`)
   }
   return { file, role }
+}
+
+/** The role of `accountId` on a file row read for them (findFileForAccount: owner or sharee). */
+export function roleOf(file: { owner_id: string; share_role: string | null }, accountId: string): FileRole {
+  return file.owner_id === accountId ? 'owner' : file.share_role === 'editor' ? 'editor' : 'viewer'
 }
 
 /** Everyone who may read the file besides its owner (with e-mails and roles): event recipients. */

@@ -7,7 +7,7 @@ import { isId } from '../../platform/ids.ts'
 import * as repo from './listing-repository.ts'
 import { isFileName, normalizeDirectory } from './names.ts'
 import type { ShareRoleName } from './sharing.ts'
-import { fileViewJson, keptViewJson } from './view-json.ts'
+import { fileViewJson, keptViewJson, withCaller } from './view-json.ts'
 import { type FileViewShape, toFileView } from './views.ts'
 
 /** Default and largest page. */
@@ -66,11 +66,12 @@ export async function listDirectoryPage(
       ? await keysThenMissingRows(ctx, lister.email, ...args)
       : (await repo.listDirectoryPage(ctx.db.kysely, ...args)).map((row) => ({
           name: row.name,
-          json: fileViewJson(row),
+          json: fileViewJson(row, 'owner'),
         }))
   const listed = rows.slice(0, limit)
   const last = listed.at(-1)
   return {
+    // The lister owns every file of their directories.
     filesJson: listed.flatMap((row) => (row.json === undefined ? [] : [row.json])),
     nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null,
   }
@@ -93,13 +94,14 @@ async function keysThenMissingRows(
   }))
   const kept = keys.map(keptViewJson)
   const missing = keys.filter((_, i) => kept[i] === undefined).map((key) => key.id)
-  if (missing.length === 0) return keys.map((key, i) => ({ name: key.name, json: kept[i] }))
+  const owned = (text: string | undefined) => text && withCaller(text, 'owner')
+  if (missing.length === 0) return keys.map((key, i) => ({ name: key.name, json: owned(kept[i]) }))
   const rows = new Map(
     (await repo.ownFilesByIds(ctx.db.kysely, args[0], missing)).map((row) => [row.id, row]),
   )
   return keys.map((key, i) => {
     const row = rows.get(key.id)
-    return { name: key.name, json: kept[i] ?? (row && fileViewJson(row)) }
+    return { name: key.name, json: owned(kept[i]) ?? (row && fileViewJson(row, 'owner')) }
   })
 }
 
@@ -138,7 +140,7 @@ export async function listSharedWith(
   const rows = await repo.listSharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
   const files = rows
     .slice(0, limit)
-    .map((row) => ({ ...toFileView(row), role: row.share_role === 'editor' ? 'editor' : 'viewer' }) as const)
+    .map((row) => toFileView(row, row.share_role === 'editor' ? 'editor' : 'viewer') as SharedFileShape)
   const last = files.at(-1)
   return { files, nextCursor: rows.length > limit && last ? encodeCursor(last._id) : null }
 }

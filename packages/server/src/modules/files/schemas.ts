@@ -4,9 +4,44 @@ import { FileRecord, ShareRole } from '../../contract/index.ts'
 // The file record is part of the contract (webhook payloads carry it); re-exported for this module.
 export { FileRecord, FileRoleEntry, ShareRole } from '../../contract/index.ts'
 
+/** The caller's role on a file: its owner, or the role the owner shared it with them in. */
+export const CallerRole = Type.Union(
+  [Type.Literal('owner'), Type.Literal('editor'), Type.Literal('viewer')],
+  {
+    description:
+      'the caller’s role on this file: owner (every right), editor (also writes attributes, annotations and ' +
+      'saved views), viewer (reads and downloads only)',
+  },
+)
+
+const may = (description: string) => Type.Boolean({ description })
+
 /**
- * What the API answers for a file: the spec's record plus `progress` and `thumbnailUrl`. Event
- * payloads stay exactly the spec's record (FileRecord).
+ * What the caller may do with the file, as the server decides it from their role (access.ts): a
+ * client shows or hides its actions by these rather than by restating the rules. The access lists
+ * of each annotation or saved view may narrow writes further (see their `permissions`).
+ */
+export const FileCapabilities = Type.Object(
+  {
+    read: may('read the record, download the original and the GLB, read scene, annotations and views'),
+    setAttributes: may('POST /scene/attributes (owner, editor)'),
+    annotate: may('create annotations; change or delete them as their access lists allow (owner, editor)'),
+    saveViews: may(
+      'create saved views (configurations); change or delete them as their lists allow (owner, editor)',
+    ),
+    share: may('share the file with accounts and stop sharing it (owner)'),
+    uploadRevision: may('upload a new revision: an upload to the same path of the owner’s files (owner)'),
+    delete: may('delete the file (owner)'),
+  },
+  {
+    additionalProperties: false,
+    description: 'what the caller may do with this file (from `role`); not part of the spec’s record',
+  },
+)
+
+/**
+ * What the API answers for a file: the spec's record plus `progress`, `thumbnailUrl` and the caller's
+ * `role` and `capabilities`. Event payloads stay exactly the spec's record (FileRecord).
  */
 export const FileView = Type.Object(
   {
@@ -21,6 +56,8 @@ export const FileView = Type.Object(
     thumbnailUrl: Type.Union([Type.String(), Type.Null()], {
       description: 'path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before',
     }),
+    role: CallerRole,
+    capabilities: FileCapabilities,
   },
   { $id: 'FileView', title: 'FileView' },
 )

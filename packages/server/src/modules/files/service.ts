@@ -7,7 +7,7 @@ import type { Executor } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { dropFileJobs } from '../../platform/job-queue.ts'
-import { requireFileAccess } from './access.ts'
+import { requireFileAccess, roleOf } from './access.ts'
 import { lockFile } from './locks.ts'
 import { normalizeDirectory } from './names.ts'
 import * as repo from './repository.ts'
@@ -24,7 +24,7 @@ export async function listFiles(
   directory: string,
 ): Promise<FileViewShape[]> {
   const rows = await repo.listDirectory(ctx.db.kysely, accountId, normalizeDirectory(directory))
-  return rows.map(toFileView)
+  return rows.map((row) => toFileView(row, 'owner'))
 }
 
 async function rowOf(db: Executor, fileId: string, accountId: string) {
@@ -38,23 +38,24 @@ export async function recordOf(db: Executor, fileId: string, accountId: string):
   return toFileRecord(await rowOf(db, fileId, accountId))
 }
 
-/** As recordOf, with the API's extra fields. */
+/** As recordOf, with the API's extra fields (the caller's role and capabilities among them). */
 export async function viewOf(db: Executor, fileId: string, accountId: string): Promise<FileViewShape> {
-  return toFileView(await rowOf(db, fileId, accountId))
+  const row = await rowOf(db, fileId, accountId)
+  return toFileView(row, roleOf(row, accountId))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
 export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
-  const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return toFileView(file)
+  const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
+  return toFileView(file, role)
 }
 
 /** getFile's answer as JSON text (view-json.ts): what GET /file/:id sends. */
 export async function getFileJson(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
-  const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return fileViewJson(file)
+  const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
+  return fileViewJson(file, role)
 }
 
 export async function originalDownload(

@@ -18,6 +18,7 @@ import { checkAccountQuota, lockAccountQuota } from './quota.ts'
 import * as repo from './repository.ts'
 import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from './revisions.ts'
 import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from './service.ts'
+import { callerFields } from './views.ts'
 
 /** Bytes stored under a fresh key, not yet referenced by any file row. */
 export interface StagedBlob {
@@ -96,9 +97,9 @@ export async function commitUpload(
   return justQueued(outcome.record)
 }
 
-/** The answer's view of a file just queued: nothing converted yet. */
+/** The answer's view of a file just queued: nothing converted yet; the uploader owns it. */
 function justQueued(record: FileRecordShape): FileViewShape {
-  return { ...record, progress: 0, thumbnailUrl: null }
+  return { ...record, progress: 0, thumbnailUrl: null, ...callerFields('owner') }
 }
 
 /**

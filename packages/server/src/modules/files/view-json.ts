@@ -5,10 +5,13 @@
 // is inserted — `version` and `updated_at` move with every write to a file except the conversion's
 // progress (repository.ts), which is kept itself, as are the state, the thumbnail and the two
 // e-mail addresses joined from `accounts` — and used only while all of them still match the row,
-// so a hit is the text toFileView would give now, whichever process wrote the row. Bounded: the
-// files kept longest go first.
+// so a hit is the text toRowView would give now, whichever process wrote the row. Bounded: the
+// files kept longest go first. The kept text is the row's part of the view, the same for every
+// caller; the caller's `role` and `capabilities` are spliced in per answer (withCaller).
+
+import type { FileRole } from './access.ts'
 import type { FileRowWithEmails } from './repository.ts'
-import { toFileView } from './views.ts'
+import { callerFields, toRowView } from './views.ts'
 
 const MAX_ENTRIES = 5000
 
@@ -41,11 +44,29 @@ export function keptViewJson(row: ViewKeyRow): string | undefined {
   return entry && matches(entry, row) ? entry.text : undefined
 }
 
-/** The file's view (the API's FileView) as JSON text. */
-export function fileViewJson(row: FileRowWithEmails): string {
+/** The caller's fields as JSON members, one text per role (they depend on nothing else). */
+const CALLER_MEMBERS = Object.fromEntries(
+  (['owner', 'editor', 'viewer'] as const).map((role) => [
+    role,
+    JSON.stringify(callerFields(role)).slice(1, -1),
+  ]),
+) as Record<FileRole, string>
+
+/** A row's view text (an object, never empty) with the caller's `role` and `capabilities` added. */
+export function withCaller(rowViewText: string, role: FileRole): string {
+  return `${rowViewText.slice(0, -1)},${CALLER_MEMBERS[role]}}`
+}
+
+/** The file's view (the API's FileView) as `role` sees it, as JSON text. */
+export function fileViewJson(row: FileRowWithEmails, role: FileRole): string {
+  return withCaller(rowViewJson(row), role)
+}
+
+/** The row's part of the view as JSON text, kept. */
+function rowViewJson(row: FileRowWithEmails): string {
   const hit = keptViewJson(row)
   if (hit !== undefined) return hit
-  const text = JSON.stringify(toFileView(row))
+  const text = JSON.stringify(toRowView(row))
   kept.delete(row.id) // re-inserted last: the oldest entries are the first in the map's order
   if (kept.size >= MAX_ENTRIES) {
     const oldest = kept.keys().next()

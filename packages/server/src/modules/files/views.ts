@@ -1,9 +1,11 @@
 // The API's shapes of a file row: the specification's record and the view (record + conversion
-// progress and thumbnail). Shared by the service, listings and the stored view texts (view-json.ts).
+// progress and thumbnail + the caller's role and capabilities). Shared by the service, listings and
+// the stored view texts (view-json.ts).
 import type { Static } from 'typebox'
 import { publicBucketName } from '../../platform/blobs/index.ts'
+import type { FileRole } from './access.ts'
 import type * as repo from './repository.ts'
-import type { FileRecord } from './schemas.ts'
+import type { FileCapabilities, FileRecord } from './schemas.ts'
 
 export type FileRecordShape = Static<typeof FileRecord>
 
@@ -35,10 +37,47 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
   }
 }
 
-/** The API's answer for a file: the spec's record plus the conversion's progress and thumbnail. */
-export type FileViewShape = FileRecordShape & { progress: number; thumbnailUrl: string | null }
+export type FileCapabilitiesShape = Static<typeof FileCapabilities>
 
-export function toFileView(row: repo.FileRowWithEmails): FileViewShape {
+/**
+ * What each role may do with a file: the same rules access.ts enforces (`write` for owner and
+ * editor, `owner` for the rest), stated once for clients.
+ */
+export function capabilitiesOf(role: FileRole): FileCapabilitiesShape {
+  const writes = role !== 'viewer'
+  const owns = role === 'owner'
+  return {
+    read: true,
+    setAttributes: writes,
+    annotate: writes,
+    saveViews: writes,
+    share: owns,
+    uploadRevision: owns,
+    delete: owns,
+  }
+}
+
+/** The fields of a view that depend on who asks (the rest depends on the row only). */
+export interface CallerFields {
+  role: FileRole
+  capabilities: FileCapabilitiesShape
+}
+
+export function callerFields(role: FileRole): CallerFields {
+  return { role, capabilities: capabilitiesOf(role) }
+}
+
+/** The row's part of a view: the spec's record plus the conversion's progress and thumbnail. */
+export type RowViewShape = FileRecordShape & { progress: number; thumbnailUrl: string | null }
+
+/** The API's answer for a file: the row's part plus the caller's role and capabilities. */
+export type FileViewShape = RowViewShape & CallerFields
+
+export function toRowView(row: repo.FileRowWithEmails): RowViewShape {
   const thumbnailUrl = row.state === 'ready' && row.thumbnail_key ? `/file/${row.id}/thumbnail` : null
   return { ...toFileRecord(row), progress: row.progress, thumbnailUrl }
+}
+
+export function toFileView(row: repo.FileRowWithEmails, role: FileRole): FileViewShape {
+  return { ...toRowView(row), ...callerFields(role) }
 }

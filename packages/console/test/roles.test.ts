@@ -1,0 +1,331 @@
+// The role-aware viewer end to end: one file, its owner, an editor and a viewer in real Chromium
+// against a real `tessera serve`. Each sees only the actions the server accepts from them (and the
+// reason for the rest); each annotation's and view's own lists are honoured; attribute values are
+// stored as typed; deletions can be undone; restoring a view stays on the Views tab. What the server
+// stored is read back through the API by a fourth account (a viewer of the file), since a session of
+// an account would supersede that account's page.
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { type ApiSession, apiSession } from './support/api-session.ts'
+import { collectErrors, launch } from './support/browser.ts'
+import { carGlb } from './support/models.ts'
+import { startTessera, type Tessera } from './support/server.ts'
+
+const SHOTS = path.resolve(import.meta.dirname, '../../../docs/console')
+const DESKTOP = { width: 1280, height: 800 }
+const PASSWORD = 'role-test-password-1'
+const ACCOUNTS = ['erin', 'vic', 'audit'] as const
+
+type Annotation = {
+  _id: string
+  name: string
+  content: string
+  color: string
+  targets: unknown[]
+  tags: string[]
+}
+type Attributes = Record<string, Record<string, unknown>>
+
+let server: Tessera
+let browser: Browser
+let audit: ApiSession
+let fileId = ''
+let ownerEmail = ''
+const pages: Record<string, Page> = {}
+const errors: Record<string, string[]> = {}
+
+/** As the owner, before any page signs in as them: the file, its shares, annotations and views. */
+async function prepare(): Promise<void> {
+  const owner = await apiSession(server.baseUrl, 'admin', server.adminPassword)
+  ownerEmail = (await owner.call<{ account: { email: string } }>('GET', '/account/me')).account.email
+  const file = await owner.upload('car.glb', await carGlb())
+  fileId = file._id
+  const deadline = Date.now() + 120_000
+  while ((await owner.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
+    assert.ok(Date.now() < deadline, 'the conversion did not finish')
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  for (const [name, role] of [
+    ['erin', 'editor'],
+    ['vic', 'viewer'],
+    ['audit', 'viewer'],
+  ]) {
+    await owner.call('POST', `/file/${fileId}/share`, { email: `${name}@example.com`, role })
+  }
+  const note = (name: string, extra: Record<string, unknown> = {}) =>
+    owner.call('POST', '/annotation/create/', { file: fileId, name, content: `${name} text`, ...extra })
+  await note('Owner only', { writePermissions: [ownerEmail] })
+  await note('Title locked', { permissions: { writeTitle: [ownerEmail], delete: [ownerEmail] } })
+  await note('Open note', {
+    color: '#3366ff',
+    tags: ['kept'],
+    targets: [{ type: 'point', position: [0, 0, 0] }],
+  })
+  await note('Secret', { readPermissions: [ownerEmail] })
+  const view = (name: string, extra: Record<string, unknown> = {}) =>
+    owner.call('POST', '/file/configuration/', {
+      file: fileId,
+      name,
+      cameraPosition: [6, 4, 6, 0, 0, 0],
+      ...extra,
+    })
+  await view('Owner view', { writePermissions: [ownerEmail] })
+  await view('Team view')
+}
+
+async function signIn(username: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: DESKTOP })
+  const page = await context.newPage()
+  // 401: the first page load finds no session to resume (the sign-in screen).
+  errors[username] = collectErrors(page, [401])
+  await page.goto(server.baseUrl)
+  await page.getByLabel('Username').fill(username)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'My files' }).waitFor()
+  return page
+}
+
+async function openViewer(page: Page): Promise<void> {
+  await page.goto(`${server.baseUrl}/view/${fileId}`)
+  await page.locator('.viewport[data-phase="ready"]').waitFor({ timeout: 60_000 })
+}
+
+const tab = (page: Page, name: RegExp) => page.getByRole('tab', { name })
+const item = (page: Page, name: string) => page.locator(`.annotations li[data-annotation="${name}"]`)
+
+async function selectBody(page: Page): Promise<void> {
+  await tab(page, /Parts/).click()
+  await page.locator('.tree .node', { hasText: 'Body' }).click()
+  await page.getByRole('heading', { name: 'Attributes of Body' }).waitFor()
+}
+
+async function storedAnnotations(): Promise<Annotation[]> {
+  return (await audit.call<{ annotations: Annotation[] }>('GET', `/annotation/?file=${fileId}`)).annotations
+}
+
+async function storedAttributes(): Promise<Record<string, unknown>> {
+  const all = (
+    await audit.call<{ nodeIdToAttributes: Attributes }>('GET', `/scene/attributes?file=${fileId}`)
+  ).nodeIdToAttributes
+  return Object.values(all).find((attributes) => 'ratio' in attributes) ?? {}
+}
+
+describe('the viewer by role', { timeout: 240_000 }, () => {
+  before(async () => {
+    server = await startTessera({ TESSERA_LICENSES: '10' })
+    for (const name of ACCOUNTS) {
+      await server.cli(
+        ['accounts', 'create', '--email', `${name}@example.com`, '--username', name],
+        `${PASSWORD}\n`,
+      )
+    }
+    await prepare()
+    audit = await apiSession(server.baseUrl, 'audit', PASSWORD)
+    browser = await launch()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('viewer: no Place annotation, Save view, Set, Edit or Delete, and the reason is shown', async () => {
+    const page = await signIn('vic', PASSWORD)
+    pages.vic = page
+    await openViewer(page)
+    const reason = /View only — shared with you as viewer/
+    await tab(page, /Annotations/).click()
+    await page.getByText(reason).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Place annotation' }).count(), 0)
+    for (const name of ['Owner only', 'Title locked', 'Open note']) await item(page, name).waitFor()
+    assert.equal(await item(page, 'Secret').count(), 0, 'its readPermissions leave the viewer out')
+    assert.equal(
+      await page
+        .locator('.annotations')
+        .getByRole('button', { name: /^(Edit|Delete)/ })
+        .count(),
+      0,
+    )
+    await tab(page, /Views/).click()
+    await page.getByText(reason).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Save current view' }).count(), 0)
+    assert.equal(await page.getByRole('button', { name: /^Delete view/ }).count(), 0)
+    await selectBody(page)
+    await page.locator('.attributes').getByText(reason).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Set', exact: true }).count(), 0)
+    assert.equal(await page.getByLabel('Attribute value').count(), 0)
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-role-viewer.png') })
+    assert.deepEqual(errors.vic, [])
+  })
+
+  it("editor: writes, but each annotation's and view's lists decide Edit and Delete", async () => {
+    const page = await signIn('erin', PASSWORD)
+    pages.erin = page
+    await openViewer(page)
+    await tab(page, /Annotations/).click()
+    await page.getByRole('button', { name: 'Place annotation' }).waitFor()
+    // Not in its writePermissions: neither button, and why.
+    await item(page, 'Owner only').getByText('Read only: you are not in its write list.').waitFor()
+    assert.equal(
+      await item(page, 'Owner only')
+        .getByRole('button', { name: /^(Edit|Delete)/ })
+        .count(),
+      0,
+    )
+    // writeTitle and delete name only the owner: Edit (the text only), no Delete.
+    const locked = item(page, 'Title locked')
+    assert.equal(await locked.getByRole('button', { name: /^Delete/ }).count(), 0)
+    await locked.getByRole('button', { name: 'Edit Title locked' }).click()
+    assert.equal(await locked.getByLabel('Title').getAttribute('readonly'), '')
+    await locked.getByLabel('Text').fill('Changed by the editor')
+    await locked.getByRole('button', { name: 'Save' }).click()
+    await locked.getByRole('button', { name: 'Edit Title locked' }).waitFor()
+    const stored = (await storedAnnotations()).find((a) => a.name === 'Title locked')
+    assert.equal(stored?.content, 'Changed by the editor')
+    // No lists: both.
+    await item(page, 'Open note').getByRole('button', { name: 'Edit Open note' }).waitFor()
+    await item(page, 'Open note').getByRole('button', { name: 'Delete Open note' }).waitFor()
+    assert.equal(await item(page, 'Secret').count(), 0)
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-role-editor.png') })
+    await tab(page, /Views/).click()
+    await page.getByRole('button', { name: 'Save current view' }).waitFor()
+    await page.getByRole('button', { name: 'Delete view Team view' }).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Delete view Owner view' }).count(), 0)
+    await selectBody(page)
+    await page.getByRole('button', { name: 'Set', exact: true }).waitFor()
+    assert.deepEqual(errors.erin, [])
+  })
+
+  it('editor: deleting an annotation offers Undo (keyboard), which puts the same content back', async () => {
+    const page = pages.erin as Page
+    await tab(page, /Annotations/).click()
+    const before = (await storedAnnotations()).find((a) => a.name === 'Open note')
+    await item(page, 'Open note').getByRole('button', { name: 'Delete Open note' }).click()
+    await page.getByText('Annotation "Open note" deleted').waitFor()
+    assert.equal(await item(page, 'Open note').count(), 0)
+    assert.equal(
+      (await storedAnnotations()).some((a) => a.name === 'Open note'),
+      false,
+    )
+    // The Undo button has the focus: Enter undoes.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Undo')
+    await page.keyboard.press('Enter')
+    await item(page, 'Open note').waitFor()
+    const after = (await storedAnnotations()).find((a) => a.name === 'Open note')
+    assert.ok(before && after)
+    assert.notEqual(after._id, before._id)
+    const content = ({ _id, ...rest }: Annotation) => ({
+      ...rest,
+      author: undefined,
+      date: undefined,
+      lastUpdate: undefined,
+    })
+    assert.deepEqual(
+      { ...content(after), permissions: undefined },
+      { ...content(before), permissions: undefined },
+    )
+    assert.equal(await page.locator('.undo-notice').count(), 0)
+  })
+
+  it('owner: every action on every annotation, and can share', async () => {
+    const page = await signIn('admin', server.adminPassword)
+    pages.admin = page
+    await openViewer(page)
+    await tab(page, /Annotations/).click()
+    await page.getByRole('button', { name: 'Place annotation' }).waitFor()
+    for (const name of ['Owner only', 'Title locked', 'Open note', 'Secret']) {
+      await item(page, name)
+        .getByRole('button', { name: `Edit ${name}` })
+        .waitFor()
+      await item(page, name)
+        .getByRole('button', { name: `Delete ${name}` })
+        .waitFor()
+    }
+    await tab(page, /Views/).click()
+    await page.getByRole('button', { name: 'Delete view Owner view' }).waitFor()
+    await page.goto(`${server.baseUrl}/files`)
+    await page.locator('.row[data-file="car.glb"]').click()
+    await page.getByLabel('E-mail to share with').waitFor()
+    assert.deepEqual(errors.admin, [])
+  })
+
+  it('attribute values are stored as typed, and shown after a reload as stored', async () => {
+    const page = pages.admin as Page
+    await openViewer(page)
+    await selectBody(page)
+    const set = async (name: string, value: string, type = 'text') => {
+      await page.getByLabel('Attribute name').fill(name)
+      await page.getByLabel('Attribute type').selectOption(type)
+      await page.getByLabel('Attribute value').fill(value)
+      await page.getByRole('button', { name: 'Set', exact: true }).click()
+    }
+    await set('ratio', '1.10')
+    await page.getByLabel('Value of ratio').waitFor()
+    await set('serial', '12345678901234567890')
+    await page.getByLabel('Value of serial').waitFor()
+    await set('flag', 'true')
+    await page.getByLabel('Value of flag').waitFor()
+    // A number that would not be stored as written: refused inline, nothing sent.
+    await set('count', '12345678901234567890', 'number')
+    await page.getByText(/keeps at most 15 digits exactly/).waitFor()
+    assert.equal(await page.getByLabel('Attribute value').getAttribute('aria-invalid'), 'true')
+    await set('broken', '{"a":', 'json')
+    await page.getByText(/Not valid JSON/).waitFor()
+    await set('gone', 'null', 'json')
+    await page.getByText(/null would remove the attribute/).waitFor()
+    await set('count', '42', 'number')
+    await page.getByLabel('Value of count').waitFor()
+    await set('dims', '{"w": 1.5, "tags": ["a"]}', 'json')
+    await page.getByLabel('Value of dims').waitFor()
+    const stored = await storedAttributes()
+    assert.deepEqual(stored, {
+      count: 42,
+      dims: { w: 1.5, tags: ['a'] },
+      flag: 'true',
+      ratio: '1.10',
+      serial: '12345678901234567890',
+    })
+    await page.reload()
+    await page.locator('.viewport[data-phase="ready"]').waitFor({ timeout: 60_000 })
+    await selectBody(page)
+    for (const [name, value] of Object.entries(stored)) {
+      const shown = await page.getByLabel(`Value of ${name}`).inputValue()
+      assert.equal(shown, typeof value === 'string' ? value : JSON.stringify(value), name)
+    }
+    assert.equal(await page.getByLabel('Type of count').inputValue(), 'number')
+    assert.equal(await page.getByLabel('Type of ratio').inputValue(), 'text')
+    // Changing the type of a stored value re-stores it: text "1.10" as a number is 1.1.
+    await page.getByLabel('Type of ratio').selectOption('number')
+    await page.getByLabel('Type of ratio').waitFor()
+    await page.waitForFunction(
+      () => (document.querySelector('[aria-label="Value of ratio"]') as HTMLInputElement)?.value === '1.1',
+    )
+    assert.equal((await storedAttributes()).ratio, 1.1)
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-typed-attributes.png') })
+  })
+
+  it('restoring a view stays on the Views tab; deleting a view can be undone', async () => {
+    const page = pages.admin as Page
+    await tab(page, /Views/).click()
+    await page.getByRole('button', { name: 'Restore Team view' }).click()
+    await page.waitForTimeout(300)
+    assert.equal(await tab(page, /Views/).getAttribute('aria-selected'), 'true')
+    await page.getByRole('button', { name: 'Restore Owner view' }).waitFor()
+    await page.getByRole('button', { name: 'Delete view Team view' }).click()
+    await page.getByText('View "Team view" deleted').waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Restore Team view' }).count(), 0)
+    await page.getByRole('button', { name: 'Undo' }).click()
+    await page.getByRole('button', { name: 'Restore Team view' }).waitFor()
+    const views = (
+      await audit.call<{ configurations: { name: string; cameraPosition: number[] }[] }>(
+        'GET',
+        `/file/configuration/?file=${fileId}`,
+      )
+    ).configurations
+    assert.deepEqual(views.find((v) => v.name === 'Team view')?.cameraPosition, [6, 4, 6, 0, 0, 0])
+    assert.deepEqual(errors.admin, [])
+  })
+})
