@@ -5,6 +5,7 @@ import { linkClick, navigate, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
 import { SignIn } from './screens/sign-in.tsx'
+import { ThemeSwitch } from './screens/theme-switch.tsx'
 import { ViewerScreen } from './screens/viewer.tsx'
 import { WebhooksScreen } from './screens/webhooks.tsx'
 import { describeError } from './util.ts'
@@ -110,6 +111,7 @@ export function App() {
         <span class="who" title={identity.email}>
           {identity.username}
         </span>
+        <ThemeSwitch />
         <button type="button" class="ghost" onClick={() => void signOut()}>
           Sign out
         </button>

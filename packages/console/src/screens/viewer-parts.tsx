@@ -83,6 +83,8 @@ export function LoadingOverlay(props: { loading: Loading; file: FileRecord | nul
   )
 }
 
+const TAB_TITLE: Record<Tab, string> = { parts: 'Parts', annotations: 'Annotations', views: 'Saved views' }
+
 function tabLabel(tab: Tab, annotations: number, views: number): string {
   if (tab === 'parts') return 'Parts'
   return tab === 'annotations' ? `Annotations (${annotations})` : `Views (${views})`
@@ -94,9 +96,11 @@ export function PanelTabs(props: { tab: Tab; annotations: number; views: number;
       {(['parts', 'annotations', 'views'] as Tab[]).map((t) => (
         <button
           key={t}
+          id={`tab-${t}`}
           type="button"
           role="tab"
           aria-selected={props.tab === t}
+          aria-controls="viewer-tab-panel"
           onClick={() => props.onTab(t)}
         >
           {tabLabel(t, props.annotations, props.views)}
@@ -190,7 +194,9 @@ export function ViewerPanel(props: {
         views={props.views.views.length}
         onTab={props.onTab}
       />
-      <div class="tab-body" role="tabpanel">
+      <div class="tab-body" role="tabpanel" id="viewer-tab-panel" aria-labelledby={`tab-${props.tab}`}>
+        {/* The panel's heading level, between the screen's h1 and the h3 inside (attributes). */}
+        <h2 class="sr-only">{TAB_TITLE[props.tab]}</h2>
         {props.tab === 'parts' && <PartsTab {...props.parts} />}
         {props.tab === 'annotations' && (
           <AnnotationsPanel file={file} canWrite={canWrite} {...props.annotations} />

@@ -22,6 +22,7 @@ export interface Marker {
   color: string
 }
 
+// Until the screen passes the theme's --viewer-bg (the light theme's value).
 export const BACKGROUND = 0xeef1f5
 const HIGHLIGHT = new THREE.Color(0x1f6feb)
 
@@ -129,6 +130,12 @@ export class ViewerEngine {
         ;(m as THREE.MeshStandardMaterial).emissiveIntensity = color ? 0.6 : 1
       }
     }
+  }
+
+  /** The background, a CSS colour: the screen passes the theme's `--viewer-bg` (styles.css). */
+  setBackground(colour: string): void {
+    this.scene.background = new THREE.Color(colour)
+    this.invalidate()
   }
 
   setHidden(hidden: Iterable<string>): void {
