@@ -3,6 +3,7 @@
 // no violation of impact serious or critical. Moderate and minor ones are printed (and listed in
 // docs/console.md with why they stay). Also: the sign-in screen focuses the username field.
 import assert from 'node:assert/strict'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { type AxeFinding, axe, blocking, describeFindings } from './support/axe.ts'
@@ -11,6 +12,7 @@ import { type FocusProblem, focusProblems } from './support/focus.ts'
 import { carGlb, stlCube } from './support/models.ts'
 import { startReceiver, startTessera, type Tessera } from './support/server.ts'
 
+const SHOTS = path.resolve(import.meta.dirname, '../../../docs/console')
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 // 401: the session resumed on load when there is none; 403: bob's account screen asks for the
@@ -27,7 +29,7 @@ const report = new Map<string, AxeFinding[]>()
 const focusReport = new Map<string, FocusProblem[]>()
 
 async function signIn(p: Page, username: string, password: string): Promise<void> {
-  await p.getByLabel(/Username/).fill(username)
+  await p.getByLabel('Username or e-mail').fill(username)
   await p.getByLabel('Password', { exact: true }).fill(password)
   await p.getByRole('button', { name: 'Sign in' }).click()
 }
@@ -39,6 +41,13 @@ function row(p: Page, name: string) {
 /** A context for the axe pass: CSP bypassed (axe is injected), the theme from the system setting. */
 function axeContext(theme: 'light' | 'dark', viewport: typeof DESKTOP): Promise<BrowserContext> {
   return browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: theme, bypassCSP: true })
+}
+
+/** Screenshots of the dark theme for docs/console.md: dark-files.png, phone-dark-viewer.png… */
+async function darkShot(p: Page, prefix: string, screen: string): Promise<void> {
+  if (!prefix.startsWith('dark')) return
+  const name = `${prefix.endsWith('phone') ? 'phone-' : ''}dark-${screen}.png`
+  await p.screenshot({ path: path.join(SHOTS, name) })
 }
 
 async function check(p: Page, key: string, keyboard = false): Promise<void> {
@@ -111,6 +120,7 @@ async function checkViewer(p: Page, prefix: string): Promise<void> {
   await p.locator('.tree .node', { hasText: 'Body' }).click()
   await p.getByRole('heading', { name: /Attributes of Body/ }).waitFor()
   await viewerFollowsTheme(p)
+  await darkShot(p, prefix, 'viewer')
   await check(p, `${prefix} viewer: parts`, true)
   await p.getByRole('tab', { name: /Annotations/ }).click()
   await p.getByRole('button', { name: 'Check the weld' }).click()
@@ -145,6 +155,7 @@ async function walk(theme: 'light' | 'dark', viewport: typeof DESKTOP, size: str
   await signIn(p, 'admin', server.adminPassword)
   await row(p, 'car.glb').click()
   await p.getByRole('link', { name: 'Open viewer' }).waitFor()
+  await darkShot(p, prefix, 'files')
   await check(p, `${prefix} files`, true)
   await p.locator('.row.folder', { hasText: 'parts' }).click()
   await row(p, 'cube.stl').waitFor()
@@ -158,8 +169,10 @@ async function walk(theme: 'light' | 'dark', viewport: typeof DESKTOP, size: str
   await p.getByText(/in use of/).waitFor()
   await check(p, `${prefix} admin`, true)
   await p.getByRole('button', { name: 'Sign out' }).click()
+  // Not before: the admin's "New account" form has Username and Password fields too.
+  await p.getByRole('heading', { name: 'Sign in to Tessera' }).waitFor()
   await signIn(p, 'bob', 'bob-password-1')
-  await p.getByRole('heading', { name: 'My files' }).waitFor({timeout: 10000}).catch(async (e) => { await p.screenshot({path: '/tmp/bob.png'}); throw e })
+  await p.getByRole('heading', { name: 'My files' }).waitFor()
   const adminAsked = p.waitForResponse((r) => r.url().includes('/admin/'))
   await p.getByRole('link', { name: 'Account' }).click()
   await adminAsked
