@@ -7,6 +7,7 @@ import { FilesScreen } from './screens/files.tsx'
 import { forgetFolders } from './screens/folders.ts'
 import { SignIn } from './screens/sign-in.tsx'
 import { UploadTray } from './screens/uploads.tsx'
+import { ThemeSwitch } from './screens/theme-switch.tsx'
 import { ViewerScreen } from './screens/viewer.tsx'
 import { WebhooksScreen } from './screens/webhooks.tsx'
 import { uploads } from './uploads.ts'
@@ -117,6 +118,7 @@ export function App() {
         <span class="who" title={identity.email}>
           {identity.username}
         </span>
+        <ThemeSwitch />
         <button type="button" class="ghost" onClick={() => void signOut()}>
           Sign out
         </button>

@@ -1,9 +1,10 @@
 // Sign in: wrong password (401), too many attempts (429) and no free license (402) each get their
 // own message; a superseded or expired session arrives here with a notice.
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, client } from '../api/index.ts'
 import type { Identity } from '../api/session.ts'
 import { describeError } from '../util.ts'
+import { ThemeSwitch } from './theme-switch.tsx'
 
 export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => void }) {
   const [username, setUsername] = useState('')
@@ -11,6 +12,10 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
   const [error, setError] = useState('')
   const [kind, setKind] = useState('')
   const [busy, setBusy] = useState(false)
+  // The screen's one task: the username field has the focus when it opens (autofocus does not
+  // apply to a field rendered after the page loaded, as this one is).
+  const usernameField = useRef<HTMLInputElement>(null)
+  useEffect(() => usernameField.current?.focus(), [])
 
   async function submit(event: Event): Promise<void> {
     event.preventDefault()
@@ -40,6 +45,7 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
         <label>
           Username or e-mail
           <input
+            ref={usernameField}
             name="username"
             autoComplete="username"
             required
@@ -67,6 +73,7 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         <p class="hint">You stay signed in across reloads and tabs until you sign out.</p>
+        <ThemeSwitch />
       </form>
     </main>
   )

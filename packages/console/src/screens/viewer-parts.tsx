@@ -90,6 +90,8 @@ export function LoadingOverlay(props: { loading: Loading; file: FileRecord | nul
   )
 }
 
+const TAB_TITLE: Record<Tab, string> = { parts: 'Parts', annotations: 'Annotations', views: 'Saved views' }
+
 function tabLabel(tab: Tab, annotations: number, views: number): string {
   if (tab === 'parts') return 'Parts'
   return tab === 'annotations' ? `Annotations (${annotations})` : `Views (${views})`
@@ -239,6 +241,8 @@ export function ViewerPanel(props: {
           aria-labelledby={tabId(t)}
           hidden={props.tab !== t}
         >
+          {/* The panel's heading level, between the screen's h1 and the h3 inside (attributes). */}
+          {props.tab === t && <h2 class="sr-only">{TAB_TITLE[t]}</h2>}
           {props.tab === t && t === 'parts' && <PartsTab {...props.parts} />}
           {props.tab === t && t === 'annotations' && (
             <AnnotationsPanel file={file} access={access} {...props.annotations} />

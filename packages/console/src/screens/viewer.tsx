@@ -5,6 +5,7 @@ import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Annotation, type Attributes, client, type FileRecord, type SceneNode } from '../api/index.ts'
 import { folderUrl } from '../router.ts'
+import { followViewerBackground } from '../theme.ts'
 import { describeError } from '../util.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
 import { accessOf } from './access.ts'
@@ -42,6 +43,7 @@ function useModel(
   useEffect(() => {
     const abort = new AbortController()
     let disposed = false
+    let unfollowTheme = (): void => {}
     async function open(): Promise<void> {
       const ready = await client.files.waitUntilReady(id, setFile, { signal: abort.signal, intervalMs: 1500 })
       if (ready.state === 'error')
@@ -60,6 +62,7 @@ function useModel(
       setLoading((l) => ({ ...l, phase: 'preparing' }))
       const view = new module.ViewerEngine(canvas.current)
       engine.current = view
+      unfollowTheme = followViewerBackground(canvas.current, (colour) => view.setBackground(colour))
       await view.load(bytes)
       const [sceneTree, attrs] = await Promise.all([
         client.scene.sceneTree(id),
@@ -75,6 +78,7 @@ function useModel(
     return () => {
       disposed = true
       abort.abort()
+      unfollowTheme()
       engine.current?.dispose()
       engine.current = null
     }

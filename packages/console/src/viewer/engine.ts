@@ -19,6 +19,7 @@ export interface Pick {
   nodeId: string | null
   point: Vec3
 }
+// Until the screen passes the theme's --viewer-bg (the light theme's value).
 export const BACKGROUND = 0xeef1f5
 
 function shown(object: THREE.Object3D): boolean {
@@ -137,6 +138,12 @@ export class ViewerEngine {
   zoom(factor: number): void {
     this.flight = null
     dolly(this.camera, this.controls, factor)
+  }
+
+  /** The background, a CSS colour: the screen passes the theme's `--viewer-bg` (styles.css). */
+  setBackground(colour: string): void {
+    this.scene.background = new THREE.Color(colour)
+    this.invalidate()
   }
 
   setHidden(hidden: Iterable<string>): void {
