@@ -6,8 +6,9 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { axe, blocking, describeFindings } from './support/axe.ts'
 import { collectErrors, launch } from './support/browser.ts'
-import { axeViolations, binaryStl, brokenGlb, throttleUploads } from './support/files-helpers.ts'
+import { binaryStl, brokenGlb, throttleUploads } from './support/files-helpers.ts'
 import { stlCube } from './support/models.ts'
 import { startReceiver, startTessera, type Tessera } from './support/server.ts'
 
@@ -133,7 +134,8 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await upload(page, [{ name: 'cube.stl', buffer: stlCube(2) }])
     await page.locator('.row[data-file="cube.stl"] [data-state="ready"]').waitFor({ timeout: 90_000 })
     await page.getByRole('button', { name: 'Clear finished' }).click()
-    assert.deepEqual(await axeViolations(page), [])
+    const findings = blocking(await axe(page, [], 'body'))
+    assert.deepEqual(findings, [], describeFindings(findings))
   })
 
   it('a failed upload is shown as failed, with its reason and folder; "Clear finished" clears it too', async () => {

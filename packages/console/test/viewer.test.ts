@@ -2,11 +2,10 @@
 // bounded zoom, a selection that keeps the part's colour, the keyboard camera, the WAI-ARIA tabs
 // and tree patterns, a 3,000-part tree that opens fast, and touch-sized tree buttons on a phone.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
+import { axe, blocking, describeFindings } from './support/axe.ts'
 import { collectErrors, launch, paintedShare } from './support/browser.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 import { assemblyGlb, roomGlb } from './support/viewer-models.ts'
@@ -14,8 +13,6 @@ import { assemblyGlb, roomGlb } from './support/viewer-models.ts'
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 const PARTS = 3000
-const require = createRequire(import.meta.url)
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const SHOTS = path.resolve(import.meta.dirname, '../../../docs/console')
 
 let server: Tessera
@@ -127,8 +124,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
   before(async () => {
     server = await startTessera()
     browser = await launch()
-    // bypassCSP: axe-core is injected as a script tag (the console's CSP forbids inline scripts).
-    const context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true })
+    const context = await browser.newContext({ viewport: DESKTOP })
     page = await context.newPage()
     // 401: the console's first load asks for a session before anyone has signed in.
     errors = collectErrors(page, [401])
@@ -352,23 +348,8 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.keyboard.press(' ')
     await tree.locator('[data-name="Floor"][aria-selected="true"]').waitFor({ timeout: 2000 })
     assert.equal(await item('Wall').getAttribute('aria-selected'), 'false')
-    await page.addScriptTag({ content: AXE })
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: {
-            run: (
-              c: string,
-            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>
-          }
-        }
-      ).axe
-      const result = await axe.run('.viewer')
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-    })
-    assert.deepEqual(violations, [])
+    const findings = blocking(await axe(page, [], '.viewer'))
+    assert.deepEqual(findings, [], describeFindings(findings))
   })
 
   it(`a ${PARTS.toLocaleString('en')}-part tree opens fast and is navigable to its end`, async () => {

@@ -247,9 +247,7 @@ export function ViewerPanel(props: {
           {props.tab === t && t === 'annotations' && (
             <AnnotationsPanel file={file} access={access} {...props.annotations} />
           )}
-          {props.tab === t && t === 'views' && (
-            <ViewsPanel file={file} access={access} {...props.views} />
-          )}
+          {props.tab === t && t === 'views' && <ViewsPanel file={file} access={access} {...props.views} />}
         </div>
       ))}
     </aside>

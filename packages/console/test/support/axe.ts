@@ -1,6 +1,6 @@
-// axe-core in a Playwright page: inject it (the page's context must be created with
-// `bypassCSP: true`, since the console's CSP refuses injected scripts), run it on the whole page,
-// and sum up what it found by impact. Shared by the browser tests that check a screen.
+// axe-core in a Playwright page: inject it, run it on the page (or a part of it), and sum up what
+// it found by impact. Shared by every browser test that checks a screen. The source is evaluated
+// through CDP (page.evaluate), which the console's CSP does not govern, so no test needs bypassCSP.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
@@ -30,22 +30,25 @@ interface RawResult {
 
 /**
  * Runs axe-core on the page as it is now (WCAG 2.0–2.2 A/AA with 24 px targets, and axe's best
- * practices) and returns its violations. `exclude` takes selectors of parts that are not the console's own (none so far).
+ * practices) and returns its violations, in `include` (a selector; the whole page by default) minus
+ * `exclude` (selectors of parts that are not the console's own: none so far).
  */
-export async function axe(page: Page, exclude: string[] = []): Promise<AxeFinding[]> {
+export async function axe(page: Page, exclude: string[] = [], include = 'html'): Promise<AxeFinding[]> {
   const loaded = await page.evaluate(() => 'axe' in window)
-  if (!loaded) await page.addScriptTag({ content: AXE_SOURCE })
-  const raw = await page.evaluate(async (excluded) => {
-    const engine = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<unknown> } }).axe
-    const context =
-      excluded.length > 0 ? { include: [['html']], exclude: excluded.map((s) => [s]) } : document
-    // target-size (WCAG 2.2 2.5.8, 24 × 24 px) is off in axe by default: this project requires it.
-    const options = { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } }
-    const results = (await engine.run(context, options)) as {
-      violations: unknown[]
-    }
-    return JSON.stringify(results.violations)
-  }, exclude)
+  if (!loaded) await page.evaluate(AXE_SOURCE)
+  const raw = await page.evaluate(
+    async ({ excluded, included }) => {
+      const engine = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<unknown> } }).axe
+      const context = { include: [[included]], exclude: excluded.map((s) => [s]) }
+      // target-size (WCAG 2.2 2.5.8, 24 × 24 px) is off in axe by default: this project requires it.
+      const options = { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } }
+      const results = (await engine.run(context, options)) as {
+        violations: unknown[]
+      }
+      return JSON.stringify(results.violations)
+    },
+    { excluded: exclude, included: include },
+  )
   return (JSON.parse(raw) as RawResult[]).map((v) => ({
     id: v.id,
     impact: v.impact ?? 'minor',

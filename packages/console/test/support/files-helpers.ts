@@ -1,10 +1,6 @@
-// Helpers of the files/uploads/webhooks browser test: generated models, axe-core in the page, and
-// upload throttling through the Chrome DevTools Protocol.
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { CDPSession, Page } from 'playwright-core'
-
-const require = createRequire(import.meta.url)
+// Helpers of the files/uploads/webhooks browser test: generated models and upload throttling
+// through the Chrome DevTools Protocol.
+import type { CDPSession } from 'playwright-core'
 
 /** A binary STL of `triangles` small triangles in a row (50 bytes each): a real, convertible model. */
 export function binaryStl(triangles: number): Buffer {
@@ -26,26 +22,6 @@ export function binaryStl(triangles: number): Buffer {
 /** A file the server accepts as GLB (by name and magic number) whose conversion fails at once. */
 export function brokenGlb(): Buffer {
   return Buffer.concat([Buffer.from('glTF'), Buffer.alloc(64, 7)])
-}
-
-/** axe-core's serious and critical violations on the page (evaluated through CDP: the CSP allows no inline script). */
-export async function axeViolations(page: Page, include = 'body'): Promise<string[]> {
-  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
-  await page.evaluate(source)
-  return page.evaluate(async (selector) => {
-    const axe = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<AxeResults> } }).axe
-    interface AxeResults {
-      violations: {
-        id: string
-        impact: string | null
-        nodes: { target: unknown[]; failureSummary?: string }[]
-      }[]
-    }
-    const results = await axe.run(selector, { resultTypes: ['violations'] })
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .flatMap((v) => v.nodes.map((n) => `${v.id}: ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`))
-  }, include)
 }
 
 /** Slows every request body of the page to `bytesPerSecond` (-1: no limit). */
