@@ -90,7 +90,7 @@ async function checkAttempts(p: Page, key: string, delivery: ReturnType<Page['lo
 }
 
 async function checkViewer(p: Page, prefix: string): Promise<void> {
-  await p.getByRole('link', { name: 'Files' }).click()
+  await p.getByRole('link', { name: 'Files', exact: true }).click()
   await row(p, 'car.glb').click()
   await p.getByRole('link', { name: 'Open viewer' }).click()
   await p.locator('.viewport[data-phase="ready"]').waitFor({ timeout: 60_000 })
@@ -100,7 +100,7 @@ async function checkViewer(p: Page, prefix: string): Promise<void> {
   await darkShot(p, prefix, 'viewer')
   await check(p, `${prefix} viewer: parts`, true)
   await p.getByRole('tab', { name: /Annotations/ }).click()
-  await p.getByRole('button', { name: 'Check the weld' }).click()
+  await p.getByRole('button', { name: 'Check the weld', exact: true }).click()
   await p.getByText('Seam looks thin here.').waitFor()
   await check(p, `${prefix} viewer: annotations`)
   await p.getByRole('tab', { name: /Views/ }).click()
@@ -210,7 +210,7 @@ describe('accessibility (axe-core) of every screen', { timeout: 600_000 }, () =>
     await p.getByLabel('Text').fill('Seam looks thin here.')
     await check(p, 'light desktop viewer: new annotation form')
     await p.getByRole('button', { name: 'Save annotation' }).click()
-    await p.getByRole('button', { name: 'Check the weld' }).waitFor()
+    await p.getByRole('button', { name: 'Check the weld', exact: true }).waitFor()
     await p.getByRole('tab', { name: /Views/ }).click()
     await p.getByLabel('View name').fill('Three-quarter')
     await p.getByRole('button', { name: 'Save current view' }).click()

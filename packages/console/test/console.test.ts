@@ -345,7 +345,7 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
 
   it('a superseded session shows a banner, and "Take it back" restores it', async () => {
     // The phone's sign-in took the license over: this page's session is superseded.
-    await page.getByRole('link', { name: 'Files' }).click()
+    await page.getByRole('link', { name: 'Files', exact: true }).click()
     await page.getByText(/took over this one/).waitFor()
     await shot(page, 'session-superseded')
     await page.getByRole('button', { name: 'Take it back' }).click()

@@ -168,7 +168,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.getByLabel('Title').fill('Behind')
     await page.getByLabel('Colour').fill('#00ff00')
     await page.getByRole('button', { name: 'Save annotation' }).click()
-    await page.getByRole('button', { name: 'Behind' }).waitFor()
+    await page.getByRole('button', { name: 'Behind', exact: true }).waitFor()
     await page.waitForTimeout(300)
     const front = countPixels(await pixels(page), isMarkerGreen)
     assert.ok(front > 20, `the marker is drawn in front (${front} px)`)
