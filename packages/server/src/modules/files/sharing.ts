@@ -15,7 +15,7 @@ export type ShareRoleName = Static<typeof ShareRole>
 
 async function shareTarget(ctx: AppContext, ownerEmail: string, email: string) {
   const [account] = await findAccountsByEmails(ctx, [email])
-  if (!account) throw new AppError('NOT_FOUND', `No account with the e-mail ${email}.`)
+  if (!account) throw new AppError('NOT_FOUND', `No account has the e-mail ${email}.`)
   if (account.email === ownerEmail) {
     throw new AppError('VALIDATION_FAILED', 'The owner of a file always has every right on it.')
   }
