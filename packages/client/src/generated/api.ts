@@ -1128,6 +1128,8 @@ export interface components {
             progress: number;
             /** @description path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before */
             thumbnailUrl: string | null;
+            /** @description the current revision’s number: 1 for the first upload, +1 for each new revision, nothing else moves it (unlike `__v`); as in GET /file/{id}/revisions */
+            revisionNumber: number;
         };
         /** SharedFileView */
         SharedFileView: {
@@ -1183,6 +1185,8 @@ export interface components {
             progress: number;
             /** @description path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before */
             thumbnailUrl: string | null;
+            /** @description the current revision’s number: 1 for the first upload, +1 for each new revision, nothing else moves it (unlike `__v`); as in GET /file/{id}/revisions */
+            revisionNumber: number;
             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
             role: "viewer" | "editor";
         };
@@ -1190,6 +1194,8 @@ export interface components {
         FileRevision: {
             /** @description the file’s `__v` while this revision was current; names it in the download route */
             __v: number;
+            /** @description counts uploads: 1 for the file’s first, +1 for each new revision (a share moves `__v`, not this) */
+            revisionNumber: number;
             /**
              * Format: date-time
              * @description when this revision was uploaded
@@ -1648,6 +1654,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description the username, or the account’s e-mail (either in any case) */
                     username: string;
                     password: string;
                     /** @description Browser sign-in: true sets the auth token as the HttpOnly cookie `jsonwebtoken` (SameSite=Strict) and leaves it out of the answer. Needs CSRF proof like a cookie write. */
@@ -2337,7 +2344,8 @@ export interface operations {
                      *           "bucket": "text",
                      *           "__v": 1,
                      *           "progress": 0,
-                     *           "thumbnailUrl": "text"
+                     *           "thumbnailUrl": "text",
+                     *           "revisionNumber": 1
                      *         }
                      *       ],
                      *       "folders": [
@@ -2467,6 +2475,7 @@ export interface operations {
                      *           "__v": 1,
                      *           "progress": 0,
                      *           "thumbnailUrl": "text",
+                     *           "revisionNumber": 1,
                      *           "role": "viewer"
                      *         }
                      *       ],
@@ -2590,7 +2599,8 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1
                      *       }
                      *     }
                      */
@@ -2751,7 +2761,8 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1
                      *       }
                      *     }
                      */
@@ -3025,6 +3036,7 @@ export interface operations {
                      *       "revisions": [
                      *         {
                      *           "__v": 0,
+                     *           "revisionNumber": 1,
                      *           "revisionDate": "2026-01-15T09:30:00.000Z",
                      *           "size": 0,
                      *           "sha256": "text",
@@ -3365,7 +3377,8 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1
                      *       }
                      *     }
                      */
@@ -3527,7 +3540,8 @@ export interface operations {
                      *         "bucket": "text",
                      *         "__v": 1,
                      *         "progress": 0,
-                     *         "thumbnailUrl": "text"
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1
                      *       }
                      *     }
                      */

@@ -36,9 +36,13 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
 }
 
 /** The API's answer for a file: the spec's record plus the conversion's progress and thumbnail. */
-export type FileViewShape = FileRecordShape & { progress: number; thumbnailUrl: string | null }
+export type FileViewShape = FileRecordShape & {
+  progress: number
+  thumbnailUrl: string | null
+  revisionNumber: number
+}
 
 export function toFileView(row: repo.FileRowWithEmails): FileViewShape {
   const thumbnailUrl = row.state === 'ready' && row.thumbnail_key ? `/file/${row.id}/thumbnail` : null
-  return { ...toFileRecord(row), progress: row.progress, thumbnailUrl }
+  return { ...toFileRecord(row), progress: row.progress, thumbnailUrl, revisionNumber: row.revision_number }
 }
