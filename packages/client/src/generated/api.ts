@@ -880,6 +880,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    file_shared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The file_shared event
+         * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
+         */
+        post: operations["onFileShared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    file_unshared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The file_unshared event
+         * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
+         */
+        post: operations["onFileUnshared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     annotation_created: {
         parameters: {
             query?: never;
@@ -1219,7 +1259,7 @@ export interface components {
             attributes: {
                 _id: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 /** @description Absolute http(s) URL receiving the POST requests */
                 url: string;
                 /** @description e-mail of the owner */
@@ -1240,7 +1280,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1267,7 +1307,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1290,7 +1330,7 @@ export interface components {
             payload: {
                 file: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 data: unknown;
                 owner: string;
                 runTimestamp: number;
@@ -3710,7 +3750,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Event listened to */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                     url: string;
                     /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
                     secretToken?: string;
@@ -7115,7 +7155,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description The kind of event to send (400 VALIDATION_FAILED for another name) */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 };
             };
         };
@@ -7145,7 +7185,7 @@ export interface operations {
                         testEvent: {
                             /** @description The event id: the stream’s `id:` line */
                             _id: string;
-                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                             /** @description The sample’s made-up file id (names no file) */
                             file: string;
                             /**
@@ -7691,6 +7731,263 @@ export interface operations {
                     file: string;
                     /** @constant */
                     event: "file_optimization_failed";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: "queued" | "converting" | "ready" | "error";
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileShared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_shared",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [
+                 *           {
+                 *             "email": "colleague@example.com",
+                 *             "role": "viewer"
+                 *           }
+                 *         ],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
+                 *         "sceneTreeNames": [
+                 *           "Scene",
+                 *           "Mesh"
+                 *         ],
+                 *         "sceneTreeRoots": [
+                 *           "0"
+                 *         ],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_shared";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: "queued" | "converting" | "ready" | "error";
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileUnshared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_unshared",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
+                 *         "sceneTreeNames": [
+                 *           "Scene",
+                 *           "Mesh"
+                 *         ],
+                 *         "sceneTreeRoots": [
+                 *           "0"
+                 *         ],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_unshared";
                     /** FileRecord */
                     data: {
                         _id: string;
