@@ -4,6 +4,7 @@ import { credentialCookie, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { answerInCommit } from '../../platform/idempotent-routes.ts'
 import { logoutRoute } from './logout.ts'
+import { sessionStateRoute } from './session-state.ts'
 import { DeleteResult, KeepAliveResult, SessionResult } from './schemas.ts'
 import { type CreatedSession, createSession, deleteSession, keepAlive } from './service.ts'
 import { startAuthRowCache } from './session-cache.ts'
@@ -99,4 +100,5 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
   )
 
   logoutRoute(fastify, ctx)
+  sessionStateRoute(fastify, ctx)
 }
