@@ -4,6 +4,7 @@ import { client, type SessionLostCode } from './api/index.ts'
 import { linkClick, navigate, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
+import { useEventStream } from './screens/live.ts'
 import { SignIn } from './screens/sign-in.tsx'
 import { ViewerScreen } from './screens/viewer.tsx'
 import { WebhooksScreen } from './screens/webhooks.tsx'
@@ -42,6 +43,8 @@ export function App() {
   const [epoch, setEpoch] = useState(0)
 
   useEffect(() => client.connection.onSessionLost((code) => setLost(code)), [])
+  // One stream per tab while the session works (reopened once the session is taken back).
+  useEventStream(identity !== null && !resuming && lost === null)
   useEffect(() => {
     if (!resuming) return
     client.session

@@ -24,7 +24,7 @@ export function formatDate(value: string | number | null | undefined): string {
 // (or its `title`): that is the message written for people, naming what was wrong (the e-mail that
 // has no account, the field that failed). The `code` is for programs and is never shown.
 const MESSAGES: Record<string, string> = {
-  INVALID_CREDENTIALS: 'Wrong username, e-mail or password.',
+  INVALID_CREDENTIALS: 'Wrong username or password.',
   NO_LICENSE_AVAILABLE:
     'No license is available: every license of this server is in use. Try again when someone signs out.',
   NETWORK_ERROR: 'The server could not be reached.',

@@ -59,6 +59,8 @@ export const WEBHOOK_EVENTS = [
   'file_uploaded',
   'file_optimized',
   'file_optimization_failed',
+  'file_shared',
+  'file_unshared',
   'attribute_updated',
   'annotation_created',
   'annotation_updated',

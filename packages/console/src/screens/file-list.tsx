@@ -22,6 +22,8 @@ export function FileList(props: {
   selected: string | null
   onSelect: (id: string) => void
   onFolder: (path: string) => void
+  /** "Shared with me": each row names the owner and my role. */
+  shared?: boolean
 }) {
   const box = useRef<HTMLElement>(null)
   const [top, setTop] = useState(0)
@@ -92,6 +94,11 @@ export function FileList(props: {
                 {f.name}
               </span>
               <span class="meta">
+                {props.shared && (
+                  <span class="shared-by" data-testid="shared-by">
+                    {f.owner} · {f.role === 'editor' ? 'editor' : 'viewer'} ·{' '}
+                  </span>
+                )}
                 {formatBytes(f.size)} · {formatDate(f.revisionDate)}
               </span>
             </button>
