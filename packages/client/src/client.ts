@@ -1,7 +1,7 @@
 // Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
 
 import { Admin } from './admin.ts'
-import { problemError, type ProblemCode, TesseraError } from './errors.ts'
+import { type ProblemCode, problemError, TesseraError } from './errors.ts'
 import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
 import { type ApiClient, createApi, credentialsOf, type HttpOptions, type Tokens, unwrap } from './http.ts'
@@ -51,7 +51,12 @@ async function requireCookieSession(api: ApiClient): Promise<void> {
   }
   if (state.signedIn) return
   const code = (state.reason ?? 'SESSION_MISSING') as ProblemCode
-  throw problemError({ status: 401, code, detail: 'No working session in this browser.', title: 'Unauthorized' })
+  throw problemError({
+    status: 401,
+    code,
+    detail: 'No working session in this browser.',
+    title: 'Unauthorized',
+  })
 }
 
 /** A step after the keep-alive started: if it fails, no timer is left behind. */

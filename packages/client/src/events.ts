@@ -95,7 +95,8 @@ function sessionEnded(data: string): TesseraError {
   } catch {
     // Keeps the generic code below.
   }
-  const code = body.code === 'SESSION_SUPERSEDED' || body.code === 'SESSION_EXPIRED' ? body.code : 'SESSION_DELETED'
+  const code =
+    body.code === 'SESSION_SUPERSEDED' || body.code === 'SESSION_EXPIRED' ? body.code : 'SESSION_DELETED'
   const detail = typeof body.detail === 'string' ? body.detail : 'The session ended.'
   return problemError({ status: 401, code, detail, title: 'Unauthorized' })
 }

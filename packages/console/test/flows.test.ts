@@ -173,14 +173,21 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
         mimeType: 'model/stl',
         buffer: stlCube(size),
       })
-      await p.getByTestId('revision-number').getByText(new RegExp(`^#${n} `)).waitFor({ timeout: 30_000 })
+      await p
+        .getByTestId('revision-number')
+        .getByText(new RegExp(`^#${n} `))
+        .waitFor({ timeout: 30_000 })
     }
     await p.waitForFunction(
       () => document.querySelectorAll('section[aria-label="Revisions"] li').length === 3,
     )
     assert.deepEqual(await revisionNumbers(p), [3, 2, 1])
     assert.deepEqual(
-      await p.locator('section[aria-label="Revisions"] li span').first().innerText().then((t) => t.slice(0, 3)),
+      await p
+        .locator('section[aria-label="Revisions"] li span')
+        .first()
+        .innerText()
+        .then((t) => t.slice(0, 3)),
       '#3 ',
     )
     await p.getByRole('button', { name: 'Download revision 2' }).waitFor()

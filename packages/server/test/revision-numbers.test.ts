@@ -96,9 +96,15 @@ for (const dialect of dialects()) {
       assert.equal(revoke.statusCode, 200, revoke.body)
       assert.equal((revoke.json() as { file: { revisionNumber: number } }).file.revisionNumber, 1)
 
-      const second = await uploadFile(t.app, owner.headers, { name: 'part.stl', data: Buffer.from('solid b\n') })
+      const second = await uploadFile(t.app, owner.headers, {
+        name: 'part.stl',
+        data: Buffer.from('solid b\n'),
+      })
       assert.equal(second.revisionNumber, 2)
-      const third = await uploadFile(t.app, owner.headers, { name: 'part.stl', data: Buffer.from('solid c\n') })
+      const third = await uploadFile(t.app, owner.headers, {
+        name: 'part.stl',
+        data: Buffer.from('solid c\n'),
+      })
       assert.equal(third.revisionNumber, 3)
 
       const list = await t.app.inject({ url: `/file/${first._id}/revisions`, headers: owner.headers })
@@ -150,7 +156,12 @@ for (const dialect of dialects()) {
         .execute()
       await db.kysely
         .insertInto('file_revisions')
-        .values([historyRow('thrice', 4), historyRow('thrice', 0), historyRow('thrice', 3), historyRow('other', 0)])
+        .values([
+          historyRow('thrice', 4),
+          historyRow('thrice', 0),
+          historyRow('thrice', 3),
+          historyRow('other', 0),
+        ])
         .execute()
       assert.deepEqual(await migrate(db, '0026_revision_numbers'), ['0026_revision_numbers'])
     })

@@ -27,7 +27,9 @@ for (const dialect of dialects()) {
       const file = await uploadFile(t.app, owner.headers, { name: 'shared.stl' })
       const only = '?events=file_shared,file_unshared'
       const streams = await Promise.all(
-        [owner, grantee, stranger].map((who) => openStream(base, `/events/stream${only}`, bearer(who.authToken))),
+        [owner, grantee, stranger].map((who) =>
+          openStream(base, `/events/stream${only}`, bearer(who.authToken)),
+        ),
       )
       for (const s of streams) assert.equal(s.status, 200, s.text)
       const path = `/file/${file._id}/share`

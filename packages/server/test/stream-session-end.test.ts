@@ -80,7 +80,11 @@ for (const dialect of dialects()) {
       assert.equal(stream.status, 200, stream.text)
       const ids: string[] = []
       for (let i = 0; i < 3; i++) {
-        const keepAlive = await t.app.inject({ method: 'PUT', url: '/account/session', headers: user.headers })
+        const keepAlive = await t.app.inject({
+          method: 'PUT',
+          url: '/account/session',
+          headers: user.headers,
+        })
         assert.equal(keepAlive.statusCode, 200, keepAlive.body)
         ids.push(await testEvent(user.authToken))
       }

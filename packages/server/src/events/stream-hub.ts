@@ -10,8 +10,8 @@ import type { Db } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
 import { type Waker, wakeOnNotify } from '../platform/jobs.ts'
 import { comment, PING, resetFrame } from './stream-frames.ts'
-import * as store from './stream-store.ts'
 import { type SessionBoundStreams, StreamSessionWatch } from './stream-sessions.ts'
+import * as store from './stream-store.ts'
 import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
 import { streamChannel } from './wake.ts'
 
@@ -138,7 +138,8 @@ export class StreamHub implements Waker, SessionBoundStreams {
   }
 
   *sessionBound(): Iterable<Subscriber> {
-    for (const subscriber of this.#all()) if (subscriber.spec?.sessionId && !subscriber.ended) yield subscriber
+    for (const subscriber of this.#all())
+      if (subscriber.spec?.sessionId && !subscriber.ended) yield subscriber
   }
 
   unhold(subscriber: Subscriber): void {

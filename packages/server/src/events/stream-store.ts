@@ -208,7 +208,11 @@ export type SessionEnd = 'SESSION_SUPERSEDED' | 'SESSION_DELETED' | 'SESSION_EXP
  * Of the sessions `ids` (those streams were opened with), the ones that no longer work and why: a
  * newer session of the account took over, it was ended or is gone, or it expired.
  */
-export async function endedSessionsAmong(db: Db, ids: string[], now: number): Promise<Map<string, SessionEnd>> {
+export async function endedSessionsAmong(
+  db: Db,
+  ids: string[],
+  now: number,
+): Promise<Map<string, SessionEnd>> {
   type Row = { id: string; superseded_at: unknown; ends_at: unknown; expires_at: unknown }
   const rows = await query<Row>(db, SESSIONS_SQLITE, SESSIONS_PG, [listParam(db.dialect, ids)])
   const found = new Map(rows.map((row) => [row.id, row]))

@@ -75,7 +75,8 @@ export const FileRevision = Type.Object(
     }),
     revisionNumber: Type.Integer({
       minimum: 1,
-      description: 'counts uploads: 1 for the file’s first, +1 for each new revision (a share moves `__v`, not this)',
+      description:
+        'counts uploads: 1 for the file’s first, +1 for each new revision (a share moves `__v`, not this)',
     }),
     revisionDate: Type.String({ format: 'date-time', description: 'when this revision was uploaded' }),
     size: Type.Integer({ minimum: 0, description: 'bytes of the original' }),

@@ -4,10 +4,10 @@ import { credentialCookie, SESSION_COOKIE } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { answerInCommit } from '../../platform/idempotent-routes.ts'
 import { logoutRoute } from './logout.ts'
-import { sessionStateRoute } from './session-state.ts'
 import { DeleteResult, KeepAliveResult, SessionResult } from './schemas.ts'
 import { type CreatedSession, createSession, deleteSession, keepAlive } from './service.ts'
 import { startAuthRowCache } from './session-cache.ts'
+import { sessionStateRoute } from './session-state.ts'
 
 function sessionId(request: { auth: { sessionId: string | null } }): string {
   // Routes below require a session, so the hook has set it.
