@@ -47,7 +47,12 @@ const SPEC_FIELDS = [
 ]
 
 /** Events carry the spec's record: the API's answer without its extra `progress`. */
-const specRecord = ({ progress: _progress, thumbnailUrl: _thumbnailUrl, ...record }: UploadedFile) => record
+const specRecord = ({
+  progress: _progress,
+  thumbnailUrl: _thumbnailUrl,
+  revisionNumber: _revisionNumber,
+  ...record
+}: UploadedFile) => record
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 type User = Awaited<ReturnType<typeof signedIn>>
 
@@ -92,7 +97,10 @@ function storagePathTests(state: { t: TestApp }) {
     const before = Date.now()
     const file = await uploadFile(t.app, user.headers, { name: 'part.stl', data, parent: 'models/v1/' })
     // The API's view: every spec field, plus the conversion's progress.
-    assert.deepEqual(Object.keys(file).sort(), [...SPEC_FIELDS, 'progress', 'thumbnailUrl'].sort())
+    assert.deepEqual(
+      Object.keys(file).sort(),
+      [...SPEC_FIELDS, 'progress', 'thumbnailUrl', 'revisionNumber'].sort(),
+    )
     assert.equal(file.progress, 0)
     assert.equal(file.thumbnailUrl, null)
     assert.match(file._id, /^[0-9a-f]{24}$/)

@@ -252,8 +252,14 @@ for (const dialect of dialects()) {
       }
       // file_uploaded: data is the file record, and its bucket names the S3 store.
       const uploaded = received('file_uploaded')[0]?.data
-      // The event carries the spec's record: the upload's answer without the API's `progress` and `thumbnailUrl`.
-      const { progress: _progress, thumbnailUrl: _thumbnailUrl, ...record } = file
+      // The event carries the spec's record: the upload's answer without the API's `progress`,
+      // `thumbnailUrl` and `revisionNumber`.
+      const {
+        progress: _progress,
+        thumbnailUrl: _thumbnailUrl,
+        revisionNumber: _revisionNumber,
+        ...record
+      } = file
       assert.deepEqual(uploaded, record)
       assert.equal(uploaded?.bucket, t.app.ctx.blobs.bucket)
       assert.deepEqual(received('annotation_created')[0]?.data, annotation)
