@@ -1,7 +1,7 @@
 // Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
 
 import { Admin } from './admin.ts'
-import type { TesseraError } from './errors.ts'
+import { type ProblemCode, problemError, TesseraError } from './errors.ts'
 import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
 import { type ApiClient, createApi, credentialsOf, type HttpOptions, type Tokens, unwrap } from './http.ts'
@@ -34,6 +34,29 @@ function cookieLogin(options: HttpOptions): { cookie?: true } {
 async function currentAccount(api: ApiClient): Promise<Account> {
   const { account } = await unwrap(api.GET('/account/me'))
   return { username: account.username, email: account.email }
+}
+
+/**
+ * Cookie mode on load: whether the cookies hold a working session, asked of a route that answers 200
+ * either way, so a signed-out visit logs no failed request. Throws the 401 a session call would have
+ * answered. A server without the route (404) is asked by the keep-alive instead, as before.
+ */
+async function requireCookieSession(api: ApiClient): Promise<void> {
+  let state: { signedIn: boolean; reason: string | null }
+  try {
+    state = await unwrap(api.GET('/account/session/state'))
+  } catch (error) {
+    if (error instanceof TesseraError && error.code === 'ROUTE_NOT_FOUND') return
+    throw error
+  }
+  if (state.signedIn) return
+  const code = (state.reason ?? 'SESSION_MISSING') as ProblemCode
+  throw problemError({
+    status: 401,
+    code,
+    detail: 'No working session in this browser.',
+    title: 'Unauthorized',
+  })
 }
 
 /** A step after the keep-alive started: if it fails, no timer is left behind. */
@@ -117,11 +140,13 @@ export class Tessera {
    * Cookie mode (browsers): the session the cookies already hold, e.g. after a page reload. Renews it
    * (`PUT /account/session`) and learns who it is (`GET /account/me`); throws a TesseraError (401)
    * when there is none or it no longer works, so the page shows its sign-in. Never opens a session:
-   * that would supersede one in another tab.
+   * that would supersede one in another tab. It asks `GET /account/session/state` first, which
+   * answers 200 either way: a signed-out visit makes no failing request.
    */
   static async resume(options: HttpOptions & SessionOptions & { cookies: true }): Promise<Tessera> {
     const tokens: Tokens = { auth: '', session: '' }
     const api = createApi(options, tokens)
+    await requireCookieSession(api)
     const session = new SessionKeeper(api, tokens, options)
     await session.resume()
     return new Tessera(api, tokens, session, options, await whileKept(session, currentAccount(api)))

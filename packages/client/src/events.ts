@@ -1,7 +1,7 @@
 // The live event stream (GET /events/stream) as an async iterable of typed envelopes. fetch
 // streaming only (no Node import), so it runs in Node and in browsers. A dropped connection is
 // reopened with Last-Event-ID (1 s doubling to 30 s), so a consumer sees every event once, in order.
-import { TesseraError } from './errors.ts'
+import { problemError, TesseraError } from './errors.ts'
 import { errorFromAnswer, networkError, type Tokens } from './http.ts'
 import type { WebhookEnvelope, WebhookEventName } from './webhooks.ts'
 
@@ -83,7 +83,28 @@ export interface StreamTransport {
 
 const MAX_BACKOFF_MS = 30_000
 
-/** The stream, reopened after drops; 4xx answers (bad filter, 401, 429) end it with a TesseraError. */
+/**
+ * The server ended the stream because the session it was opened with ended (a browser's stream
+ * carries its session cookie): taken over by a newer sign-in, ended or expired. Reopening would be
+ * refused with the same 401, so the stream ends with it now.
+ */
+function sessionEnded(data: string): TesseraError {
+  let body: { code?: unknown; detail?: unknown } = {}
+  try {
+    body = JSON.parse(data) as typeof body
+  } catch {
+    // Keeps the generic code below.
+  }
+  const code =
+    body.code === 'SESSION_SUPERSEDED' || body.code === 'SESSION_EXPIRED' ? body.code : 'SESSION_DELETED'
+  const detail = typeof body.detail === 'string' ? body.detail : 'The session ended.'
+  return problemError({ status: 401, code, detail, title: 'Unauthorized' })
+}
+
+/**
+ * The stream, reopened after drops; 4xx answers (bad filter, 401, 429) end it with a TesseraError,
+ * and so does a `session_ended` frame (401 with the session's code).
+ */
 export async function* liveEvents(
   transport: StreamTransport,
   options: EventsOptions = {},
@@ -106,12 +127,14 @@ export async function* liveEvents(
     try {
       for await (const frame of sseFrames(body)) {
         if (frame.event === 'reset') yield { type: 'reset' }
+        else if (frame.event === 'session_ended') throw sessionEnded(frame.data)
         else if (frame.id) {
           lastEventId = frame.id
           yield { type: 'event', id: frame.id, envelope: JSON.parse(frame.data) as WebhookEnvelope }
         }
       }
-    } catch {
+    } catch (error) {
+      if (error instanceof TesseraError) throw error
       // The connection dropped mid-stream: reopened below from the last event received.
     }
     if (!options.signal?.aborted) await pause(backoff, options.signal)

@@ -23,6 +23,8 @@ export const WEBHOOK_EVENTS = [
   'file_uploaded',
   'file_optimized',
   'file_optimization_failed',
+  'file_shared',
+  'file_unshared',
   'annotation_created',
   'annotation_updated',
   'annotation_removed',

@@ -5,6 +5,7 @@ import { linkClick, navigate, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
 import { forgetFolders } from './screens/folders.ts'
+import { useEventStream } from './screens/live.ts'
 import { SignIn } from './screens/sign-in.tsx'
 import { ThemeSwitch } from './screens/theme-switch.tsx'
 import { UploadTray } from './screens/uploads.tsx'
@@ -46,6 +47,8 @@ export function App() {
   const [epoch, setEpoch] = useState(0)
 
   useEffect(() => client.connection.onSessionLost((code) => setLost(code)), [])
+  // One stream per tab while the session works (reopened once the session is taken back).
+  useEventStream(identity !== null && !resuming && lost === null)
   useEffect(() => {
     if (!resuming) return
     client.session

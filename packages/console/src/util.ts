@@ -19,24 +19,24 @@ export function formatDate(value: string | number | null | undefined): string {
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString()
 }
 
+// The console's own words, only where they say more than the server's `detail` can (what to do
+// next in the browser) or where no server answered. Any other problem shows the server's `detail`
+// (or its `title`): that is the message written for people, naming what was wrong (the e-mail that
+// has no account, the field that failed). The `code` is for programs and is never shown.
 const MESSAGES: Record<string, string> = {
   INVALID_CREDENTIALS: 'Wrong username or password.',
   NO_LICENSE_AVAILABLE:
     'No license is available: every license of this server is in use. Try again when someone signs out.',
-  ACCOUNT_DISABLED: 'This account is disabled.',
-  LAST_ADMIN: 'This would leave no enabled administrator.',
-  FORBIDDEN: 'You are not allowed to do this (your role on this file or record does not permit it).',
-  NOT_FOUND: 'Not found: it was removed, or it is not shared with you.',
-  CONFLICT: 'Someone changed this in the meantime, or it already exists.',
-  NOT_READY: 'The model is not ready yet.',
-  WEAK_SECRET: 'The secret is too weak: use at least 16 random characters.',
-  WEBHOOK_URL_INVALID: 'The URL must be an absolute http(s) URL without credentials.',
-  WEBHOOK_URL_FORBIDDEN: 'This server does not deliver to private or local addresses.',
-  WEBHOOK_URL_UNRESOLVABLE: 'The URL’s host name does not resolve.',
-  WEBHOOK_DISABLED: 'The webhook is disabled: enable it, or use recover.',
-  DELIVERY_IN_PROGRESS: 'An attempt of this delivery is in flight; try again in a moment.',
-  PAYLOAD_TOO_LARGE: 'The file is larger than this server accepts.',
-  NETWORK: 'The server could not be reached.',
+  NETWORK_ERROR: 'The server could not be reached.',
+  TIMEOUT: 'The server took too long to answer.',
+  ABORTED: 'Cancelled.',
+}
+
+/** The problem's own words without a leading `CODE:` (never shown to people). */
+function humanText(error: InstanceType<typeof ApiError>): string {
+  const text = error.detail || error.title
+  if (text) return text.replace(/^[A-Z][A-Z0-9_]+: /, '')
+  return error.status >= 500 ? 'The server failed; try again later.' : 'The request was refused.'
 }
 
 /** A message a person can act on, for any error thrown by the API layer. */
@@ -46,9 +46,9 @@ export function describeError(error: unknown): string {
       const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : ''
       return `Too many failed sign-in attempts.${wait}`
     }
-    return MESSAGES[error.code] ?? error.message ?? error.code
+    return MESSAGES[error.code] ?? humanText(error)
   }
-  if (error instanceof TypeError) return MESSAGES.NETWORK ?? 'Network error.'
+  if (error instanceof TypeError) return MESSAGES.NETWORK_ERROR ?? 'Network error.'
   return error instanceof Error ? error.message : String(error)
 }
 

@@ -80,6 +80,7 @@ function revisionTests(state: { t: TestApp }) {
     assert.deepEqual(await revisionsOf(t, owner, first._id), [
       {
         __v: second.__v,
+        revisionNumber: 2,
         revisionDate: second.revisionDate,
         size: 2500,
         sha256: sha256(datas[1] as Buffer),
@@ -89,6 +90,7 @@ function revisionTests(state: { t: TestApp }) {
       },
       {
         __v: first.__v,
+        revisionNumber: 1,
         revisionDate: first.revisionDate,
         size: 1500,
         sha256: sha256(datas[0] as Buffer),

@@ -52,6 +52,7 @@ const specRecord = ({
   thumbnailUrl: _thumbnailUrl,
   role: _role,
   capabilities: _capabilities,
+  revisionNumber: _revisionNumber,
   ...record
 }: UploadedFile) => record
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
@@ -100,7 +101,7 @@ function storagePathTests(state: { t: TestApp }) {
     // The API's view: every spec field, plus the conversion's progress and the caller's rights.
     assert.deepEqual(
       Object.keys(file).sort(),
-      [...SPEC_FIELDS, 'progress', 'thumbnailUrl', 'role', 'capabilities'].sort(),
+      [...SPEC_FIELDS, 'progress', 'thumbnailUrl', 'role', 'capabilities', 'revisionNumber'].sort(),
     )
     assert.equal(file.role, 'owner')
     assert.equal(file.progress, 0)

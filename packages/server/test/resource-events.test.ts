@@ -258,6 +258,7 @@ for (const dialect of dialects()) {
         thumbnailUrl: _thumbnailUrl,
         role: _role,
         capabilities: _capabilities,
+        revisionNumber: _revisionNumber,
         ...record
       } = file
       assert.deepEqual(uploaded, record)

@@ -107,6 +107,8 @@ for (const dialect of dialects()) {
         'file_uploaded',
         'file_optimized',
         'file_optimization_failed',
+        'file_shared',
+        'file_unshared',
         'annotation_created',
         'annotation_updated',
         'annotation_removed',

@@ -181,6 +181,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/session/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the credentials sent hold a working session (200 either way)
+         * @description For browsers on load: `signedIn: false` with the reason instead of a 401, so a signed-out visit logs no failed request. Changes nothing (no keep-alive, no cookie).
+         */
+        get: operations["sessionState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/file/dir/private/": {
         parameters: {
             query?: never;
@@ -880,6 +900,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    file_shared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The file_shared event
+         * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
+         */
+        post: operations["onFileShared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    file_unshared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The file_unshared event
+         * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
+         */
+        post: operations["onFileUnshared"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     annotation_created: {
         parameters: {
             query?: never;
@@ -1128,6 +1188,8 @@ export interface components {
             progress: number;
             /** @description path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before */
             thumbnailUrl: string | null;
+            /** @description the current revision’s number: 1 for the first upload, +1 for each new revision, nothing else moves it (unlike `__v`); as in GET /file/{id}/revisions */
+            revisionNumber: number;
             /** @description the caller’s role on this file: owner (every right), editor (also writes attributes, annotations and saved views), viewer (reads and downloads only) */
             role: "owner" | "editor" | "viewer";
             /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
@@ -1202,6 +1264,8 @@ export interface components {
             progress: number;
             /** @description path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before */
             thumbnailUrl: string | null;
+            /** @description the current revision’s number: 1 for the first upload, +1 for each new revision, nothing else moves it (unlike `__v`); as in GET /file/{id}/revisions */
+            revisionNumber: number;
             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
             role: "viewer" | "editor";
             /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
@@ -1226,6 +1290,8 @@ export interface components {
         FileRevision: {
             /** @description the file’s `__v` while this revision was current; names it in the download route */
             __v: number;
+            /** @description counts uploads: 1 for the file’s first, +1 for each new revision (a share moves `__v`, not this) */
+            revisionNumber: number;
             /**
              * Format: date-time
              * @description when this revision was uploaded
@@ -1249,7 +1315,7 @@ export interface components {
             attributes: {
                 _id: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 /** @description Absolute http(s) URL receiving the POST requests */
                 url: string;
                 /** @description e-mail of the owner */
@@ -1270,7 +1336,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1297,7 +1363,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1320,7 +1386,7 @@ export interface components {
             payload: {
                 file: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 data: unknown;
                 owner: string;
                 runTimestamp: number;
@@ -1684,6 +1750,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description the username, or the account’s e-mail (either in any case) */
                     username: string;
                     password: string;
                     /** @description Browser sign-in: true sets the auth token as the HttpOnly cookie `jsonwebtoken` (SameSite=Strict) and leaves it out of the answer. Needs CSRF proof like a cookie write. */
@@ -2307,6 +2374,75 @@ export interface operations {
             };
         };
     };
+    sessionState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "signedIn": true,
+                     *       "reason": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description true when the credentials sent (cookies or headers) hold a session that works now */
+                        signedIn: boolean;
+                        /** @description why not: the code a session call would be refused with (`AUTH_TOKEN_MISSING` when nothing was sent, `SESSION_SUPERSEDED`, `SESSION_EXPIRED`, …); null when signed in */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listFiles: {
         parameters: {
             query?: {
@@ -2374,6 +2510,7 @@ export interface operations {
                      *           "__v": 1,
                      *           "progress": 0,
                      *           "thumbnailUrl": "text",
+                     *           "revisionNumber": 1,
                      *           "role": "owner",
                      *           "capabilities": {
                      *             "read": true,
@@ -2513,6 +2650,7 @@ export interface operations {
                      *           "__v": 1,
                      *           "progress": 0,
                      *           "thumbnailUrl": "text",
+                     *           "revisionNumber": 1,
                      *           "role": "viewer",
                      *           "capabilities": {
                      *             "read": true,
@@ -2646,6 +2784,7 @@ export interface operations {
                      *         "__v": 1,
                      *         "progress": 0,
                      *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
                      *         "role": "owner",
                      *         "capabilities": {
                      *           "read": true,
@@ -2817,6 +2956,7 @@ export interface operations {
                      *         "__v": 1,
                      *         "progress": 0,
                      *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
                      *         "role": "owner",
                      *         "capabilities": {
                      *           "read": true,
@@ -3100,6 +3240,7 @@ export interface operations {
                      *       "revisions": [
                      *         {
                      *           "__v": 0,
+                     *           "revisionNumber": 1,
                      *           "revisionDate": "2026-01-15T09:30:00.000Z",
                      *           "size": 0,
                      *           "sha256": "text",
@@ -3441,6 +3582,7 @@ export interface operations {
                      *         "__v": 1,
                      *         "progress": 0,
                      *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
                      *         "role": "owner",
                      *         "capabilities": {
                      *           "read": true,
@@ -3613,6 +3755,7 @@ export interface operations {
                      *         "__v": 1,
                      *         "progress": 0,
                      *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
                      *         "role": "owner",
                      *         "capabilities": {
                      *           "read": true,
@@ -3791,7 +3934,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Event listened to */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                     url: string;
                     /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
                     secretToken?: string;
@@ -7196,7 +7339,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description The kind of event to send (400 VALIDATION_FAILED for another name) */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 };
             };
         };
@@ -7226,7 +7369,7 @@ export interface operations {
                         testEvent: {
                             /** @description The event id: the stream’s `id:` line */
                             _id: string;
-                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
                             /** @description The sample’s made-up file id (names no file) */
                             file: string;
                             /**
@@ -7772,6 +7915,263 @@ export interface operations {
                     file: string;
                     /** @constant */
                     event: "file_optimization_failed";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: "queued" | "converting" | "ready" | "error";
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileShared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_shared",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [
+                 *           {
+                 *             "email": "colleague@example.com",
+                 *             "role": "viewer"
+                 *           }
+                 *         ],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
+                 *         "sceneTreeNames": [
+                 *           "Scene",
+                 *           "Mesh"
+                 *         ],
+                 *         "sceneTreeRoots": [
+                 *           "0"
+                 *         ],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_shared";
+                    /** FileRecord */
+                    data: {
+                        _id: string;
+                        /** @description directory path, `/` for the root */
+                        parent: string;
+                        /** @description path of the file: parent + `/` + name */
+                        key: string;
+                        name: string;
+                        /** @description e-mail of the owner */
+                        owner: string;
+                        /** @description e-mail of the uploader of this revision */
+                        user: string;
+                        /** @description the accounts the file is shared with (the owner is not listed), sorted by e-mail */
+                        roles: {
+                            /** @description e-mail of the account the file is shared with */
+                            email: string;
+                            /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
+                            role: "viewer" | "editor";
+                        }[];
+                        isLink: boolean;
+                        /** @description always "": files are shared with accounts, not by link */
+                        shareToken: string;
+                        /** @description bytes of the original upload */
+                        size: number;
+                        /** Format: date-time */
+                        created: string;
+                        /** Format: date-time */
+                        updated: string;
+                        /**
+                         * Format: date-time
+                         * @description when the current revision was uploaded
+                         */
+                        revisionDate: string;
+                        attributes: {
+                            [key: string]: unknown;
+                        };
+                        allowLivePublicMeetings: boolean;
+                        /** @description queued, converting, ready or error */
+                        state: "queued" | "converting" | "ready" | "error";
+                        /** @description why the conversion failed; "" otherwise */
+                        error: string;
+                        sceneTreeNames: string[];
+                        sceneTreeRoots: string[];
+                        favoritedBy: unknown[];
+                        /** @description always "file" */
+                        type: string;
+                        /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
+                        bucket: string;
+                        /** @description revision, incremented on every update (new upload, share change) */
+                        __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFileUnshared: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "file_unshared",
+                 *       "data": {
+                 *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *         "parent": "/",
+                 *         "key": "/sample.glb",
+                 *         "name": "sample.glb",
+                 *         "owner": "alice@example.com",
+                 *         "user": "alice@example.com",
+                 *         "roles": [],
+                 *         "isLink": false,
+                 *         "shareToken": "",
+                 *         "size": 1024,
+                 *         "created": "2026-01-15T09:30:00.000Z",
+                 *         "updated": "2026-01-15T09:30:00.000Z",
+                 *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                 *         "attributes": {},
+                 *         "allowLivePublicMeetings": false,
+                 *         "state": "converting",
+                 *         "error": "",
+                 *         "sceneTreeNames": [
+                 *           "Scene",
+                 *           "Mesh"
+                 *         ],
+                 *         "sceneTreeRoots": [
+                 *           "0"
+                 *         ],
+                 *         "favoritedBy": [],
+                 *         "type": "file",
+                 *         "bucket": "file://blobs",
+                 *         "__v": 0
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "file_unshared";
                     /** FileRecord */
                     data: {
                         _id: string;

@@ -27,6 +27,8 @@ export function subject(event: WebhookEventName): 'file' | 'attribute' | 'annota
     case 'file_uploaded':
     case 'file_optimized':
     case 'file_optimization_failed':
+    case 'file_shared':
+    case 'file_unshared':
       return 'file'
     case 'attribute_updated':
       return 'attribute'

@@ -4,7 +4,7 @@
 
 import { unwrap } from '@tessera/client'
 import type { Connection } from './connection.ts'
-import type { AccountSummary, LicenseUsage } from './types.ts'
+import type { AccountSummary, LicenseUsage, NewAccount } from './types.ts'
 
 export class Admin {
   readonly #connection: Connection
@@ -22,9 +22,11 @@ export class Admin {
     return (await unwrap(this.#connection.signedIn.api.GET('/admin/accounts'))).accounts
   }
 
-  async createAccount(fields: { username: string; email: string; password: string; isAdmin?: boolean }) {
+  /** The body is the API's own type: a field the API does not know fails the typecheck, not the call. */
+  async createAccount(fields: NewAccount) {
     const api = this.#connection.signedIn.api
-    return (await unwrap(api.POST('/admin/accounts', { body: fields }))).account
+    const body: NewAccount = { ...fields }
+    return (await unwrap(api.POST('/admin/accounts', { body }))).account
   }
 
   async setDisabled(id: string, disabled: boolean): Promise<AccountSummary> {

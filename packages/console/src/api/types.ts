@@ -6,6 +6,7 @@ import type {
   Answer,
   ConfigurationInput,
   FileView,
+  JsonBody,
   NodeAttributes,
   WebhookDelivery,
   WebhookDeliveryDetail,
@@ -54,12 +55,16 @@ export type DeliveryDetail = WebhookDeliveryDetail
 
 export type AccountSummary = Answer<'/admin/accounts', 'get'>['accounts'][number]
 export type LicenseUsage = Answer<'/admin/licenses', 'get'>
+/** What an admin sends to create an account (the API's own body type). */
+export type NewAccount = JsonBody<'/admin/accounts', 'post'>
 
 /** Every event a webhook can subscribe to, in the order the picker shows them. */
 export const WEBHOOK_EVENTS = [
   'file_uploaded',
   'file_optimized',
   'file_optimization_failed',
+  'file_shared',
+  'file_unshared',
   'attribute_updated',
   'annotation_created',
   'annotation_updated',

@@ -101,7 +101,7 @@ function AdminPanel() {
   const [accounts, setAccounts] = useState<AccountSummary[]>([])
   const [licenses, setLicenses] = useState<LicenseUsage | null>(null)
   const [error, setError] = useState('')
-  const [form, setForm] = useState({ username: '', email: '', password: '', isAdmin: false })
+  const [form, setForm] = useState({ username: '', email: '', password: '', admin: false })
 
   const load = async () => {
     try {
@@ -116,14 +116,17 @@ function AdminPanel() {
   }
   useEffect(() => void load(), [])
 
-  async function act(work: () => Promise<unknown>): Promise<void> {
+  /** Answers whether the work succeeded: a failed create keeps what the admin typed. */
+  async function act(work: () => Promise<unknown>): Promise<boolean> {
     setError('')
     try {
       await work()
-      await load()
     } catch (e) {
       setError(describeError(e))
+      return false
     }
+    await load()
+    return true
   }
 
   if (state === 'denied') return null
@@ -185,9 +188,9 @@ function AdminPanel() {
         aria-label="New account"
         onSubmit={(e) => {
           e.preventDefault()
-          void act(() => client.admin.createAccount(form)).then(() =>
-            setForm({ username: '', email: '', password: '', isAdmin: false }),
-          )
+          void act(() => client.admin.createAccount(form)).then((created) => {
+            if (created) setForm({ username: '', email: '', password: '', admin: false })
+          })
         }}
       >
         <input
@@ -217,8 +220,8 @@ function AdminPanel() {
         <label class="check">
           <input
             type="checkbox"
-            checked={form.isAdmin}
-            onChange={(e) => setForm({ ...form, isAdmin: e.currentTarget.checked })}
+            checked={form.admin}
+            onChange={(e) => setForm({ ...form, admin: e.currentTarget.checked })}
           />{' '}
           admin
         </label>

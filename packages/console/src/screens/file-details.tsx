@@ -27,8 +27,8 @@ function Facts(props: { file: FileRecord; isOwner: boolean }) {
       <dt>Size</dt>
       <dd>{formatBytes(f.size)}</dd>
       <dt>Revision</dt>
-      <dd>
-        {formatDate(f.revisionDate)} (first uploaded {formatDate(f.created)})
+      <dd data-testid="revision-number">
+        #{f.revisionNumber} of {formatDate(f.revisionDate)} (first uploaded {formatDate(f.created)})
       </dd>
       <dt>Owner</dt>
       <dd>{props.isOwner ? 'you' : f.owner}</dd>

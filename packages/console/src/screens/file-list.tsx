@@ -54,7 +54,9 @@ function FolderRow(props: RowProps & { folder: Folder }) {
   )
 }
 
-function FileRow(props: RowProps & { file: FileRecord; selected: boolean; onSelect: () => void }) {
+function FileRow(
+  props: RowProps & { file: FileRecord; selected: boolean; shared: boolean; onSelect: () => void },
+) {
   const f = props.file
   const ids = { state: `f-${f._id}-state`, meta: `f-${f._id}-meta` }
   return (
@@ -80,6 +82,11 @@ function FileRow(props: RowProps & { file: FileRecord; selected: boolean; onSele
         {f.name}
       </button>
       <span class="meta" id={ids.meta}>
+        {props.shared && (
+          <span class="shared-by" data-testid="shared-by">
+            {f.owner} · {f.role === 'editor' ? 'editor' : 'viewer'} ·{' '}
+          </span>
+        )}
         {formatBytes(f.size)} · {formatDate(f.revisionDate)}
       </span>
     </li>
@@ -91,6 +98,8 @@ export function FileList(props: {
   folders: Folder[]
   selected: string | null
   onSelect: (id: string) => void
+  /** "Shared with me": each row names the owner and my role. */
+  shared?: boolean
 }) {
   const box = useRef<HTMLElement>(null)
   const [top, setTop] = useState(0)
@@ -133,6 +142,7 @@ export function FileList(props: {
               file={row.file}
               selected={props.selected === id}
               onSelect={() => props.onSelect(id)}
+              shared={props.shared === true}
             />
           )
         })}

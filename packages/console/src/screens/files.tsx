@@ -170,6 +170,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
           <FileList
             files={files}
             folders={props.shared ? [] : listing.folders}
+            shared={props.shared}
             selected={selected}
             onSelect={setSelected}
           />

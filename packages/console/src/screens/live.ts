@@ -1,39 +1,78 @@
-// The files screen's live updates: GET /events/stream through the SDK (tessera.events(): fetch
-// streaming, resumed with Last-Event-ID after drops). Events come in bursts (an upload of several
-// files), so one reload follows a burst.
+// The app's one live event stream: GET /events/stream through the SDK (tessera.events(): fetch
+// streaming, resumed with Last-Event-ID after drops), open while signed in with a working session.
+// Screens subscribe to it (one stream per tab, whatever the screen). It is also how an idle tab
+// learns that its session ended elsewhere: the server ends the stream of a taken-over session with
+// a `session_ended` frame, the SDK throws its 401, and the connection raises the banner at once.
 import { useEffect, useState } from 'preact/hooks'
-import { client } from '../api/index.ts'
+import { ApiError, client } from '../api/index.ts'
 
-const FILE_EVENTS = ['file_uploaded', 'file_optimized', 'file_optimization_failed'] as const
+// Uploads and conversions change a listing; shares and revokes change "Shared with me" (the server
+// sends those to the account whose role changed, too).
+const LIVE_EVENTS = [
+  'file_uploaded',
+  'file_optimized',
+  'file_optimization_failed',
+  'file_shared',
+  'file_unshared',
+] as const
 const BURST_MS = 150
 
-/** Calls `reload` after file events; answers whether the stream is open (else the caller polls). */
-export function useLiveFileEvents(reload: () => Promise<void>, enabled: boolean): boolean {
-  const [open, setOpen] = useState(false)
+const listeners = new Set<() => void>()
+const openWatchers = new Set<(open: boolean) => void>()
+let streamOpen = false
+
+function setStreamOpen(open: boolean): void {
+  streamOpen = open
+  for (const watcher of openWatchers) watcher(open)
+}
+
+/** Mounted once by the app: the stream while `active` (signed in, session not lost). */
+export function useEventStream(active: boolean): void {
   useEffect(() => {
     const tessera = client.connection.tessera
-    if (!enabled || !tessera) return
+    if (!active || !tessera) return
     const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
     const events = tessera.events({
-      events: FILE_EVENTS,
+      events: LIVE_EVENTS,
       signal: controller.signal,
-      onOpen: () => setOpen(true),
+      onOpen: () => setStreamOpen(true),
     })
     void (async () => {
       try {
         for await (const item of events) {
           if (item.type !== 'event') continue
-          clearTimeout(timer)
-          timer = setTimeout(() => void reload(), BURST_MS)
+          for (const listener of listeners) listener()
         }
-      } catch {
-        // Refused (401 after sign-out, 429 past the stream limits): the caller polls instead.
+      } catch (error) {
+        // The session ended (taken over, ended, expired): the banner says so now. Any other refusal
+        // (429 past the stream limits) leaves the screens polling.
+        if (error instanceof ApiError && !controller.signal.aborted) client.connection.notice(error.code)
       }
-      setOpen(false)
+      setStreamOpen(false)
     })()
     return () => {
       controller.abort()
+      setStreamOpen(false)
+    }
+  }, [active])
+}
+
+/** Calls `reload` after a burst of file events; answers whether the stream is open (else the caller polls). */
+export function useLiveFileEvents(reload: () => Promise<void>, enabled: boolean): boolean {
+  const [open, setOpen] = useState(streamOpen)
+  useEffect(() => {
+    if (!enabled) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const listener = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => void reload(), BURST_MS)
+    }
+    listeners.add(listener)
+    openWatchers.add(setOpen)
+    setOpen(streamOpen)
+    return () => {
+      listeners.delete(listener)
+      openWatchers.delete(setOpen)
       clearTimeout(timer)
     }
   }, [reload, enabled])

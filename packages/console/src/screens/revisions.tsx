@@ -1,5 +1,7 @@
 // The revision history in a file's details: each revision's number, date, size and uploader, and
-// the original bytes of the earlier ones (the current one is "Download original" above).
+// the original bytes of the earlier ones (the current one is "Download original" above). The number
+// shown is the server's `revisionNumber` (counts uploads: 1, 2, 3); `__v` only names the revision
+// in the download route (shares move it too, so it is no number for people).
 import { useEffect, useState } from 'preact/hooks'
 import { client, type FileRecord, type FileRevision, isMissingRoute } from '../api/index.ts'
 import { describeError, formatBytes, formatDate } from '../util.ts'
@@ -36,9 +38,9 @@ export function Revisions(props: { file: FileRecord }) {
       <h3>Revisions</h3>
       <ul class="shares revisions">
         {revisions.map((r) => (
-          <li key={r.__v} data-revision={r.__v}>
+          <li key={r.__v} data-revision={r.revisionNumber}>
             <span>
-              #{r.__v} · {formatDate(r.revisionDate)} · {formatBytes(r.size)} ·{' '}
+              #{r.revisionNumber} · {formatDate(r.revisionDate)} · {formatBytes(r.size)} ·{' '}
               {r.uploadedBy.toLowerCase() === me ? 'you' : r.uploadedBy}
             </span>
             {r.current ? (
@@ -47,7 +49,7 @@ export function Revisions(props: { file: FileRecord }) {
               <button
                 type="button"
                 class="ghost small"
-                aria-label={`Download revision ${r.__v}`}
+                aria-label={`Download revision ${r.revisionNumber}`}
                 onClick={() =>
                   void client.files
                     .saveAs(f._id, { revision: r.__v }, r.name)

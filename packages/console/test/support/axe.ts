@@ -70,3 +70,9 @@ export function describeFindings(findings: AxeFinding[]): string {
     .map((f) => `${f.impact} ${f.id} ×${f.nodes}: ${f.help} — ${f.targets.join(', ')} — ${f.summary}`)
     .join('\n')
 }
+
+/** The serious and critical findings on the whole page, one line each (`[]` when there are none). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const findings = blocking(await axe(page))
+  return findings.length === 0 ? [] : describeFindings(findings).split('\n')
+}

@@ -20,6 +20,9 @@ export const EVENT_DATA = {
   file_optimized: FileRecord,
   // Beyond the spec; the file record with `state: "error"` and the reason in `error`.
   file_optimization_failed: FileRecord,
+  // Beyond the spec: the file record after the share or revoke (its `roles` say who has which).
+  file_shared: FileRecord,
+  file_unshared: FileRecord,
   annotation_created: AnnotationRecord,
   annotation_updated: oldNew(AnnotationRecordInUpdate),
   annotation_removed: AnnotationRecord,
@@ -68,6 +71,8 @@ export const WEBHOOK_PAYLOADS = {
   file_uploaded: envelope('file_uploaded'),
   file_optimized: envelope('file_optimized'),
   file_optimization_failed: envelope('file_optimization_failed'),
+  file_shared: envelope('file_shared'),
+  file_unshared: envelope('file_unshared'),
   annotation_created: envelope('annotation_created'),
   annotation_updated: envelope('annotation_updated'),
   annotation_removed: envelope('annotation_removed'),

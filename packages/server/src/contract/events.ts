@@ -1,9 +1,12 @@
-// The event names a webhook can listen to: the spec's nine plus `file_optimization_failed`.
+// The event names a webhook can listen to: the spec's nine plus `file_optimization_failed`, and
+// `file_shared` / `file_unshared` (an account was given, or lost, a role on a file).
 export const EVENT_NAMES = [
   'attribute_updated',
   'file_uploaded',
   'file_optimized',
   'file_optimization_failed',
+  'file_shared',
+  'file_unshared',
   'annotation_created',
   'annotation_updated',
   'annotation_removed',

@@ -100,6 +100,10 @@ export function sampleData(event: EventName, s: SampleContext): unknown {
       return fileRecord(s, 'converting')
     case 'file_optimization_failed':
       return { ...fileRecord(s, 'queued'), state: 'error', error: 'sample conversion failure' }
+    case 'file_shared':
+      return { ...fileRecord(s, 'converting'), roles: [{ email: 'colleague@example.com', role: 'viewer' }] }
+    case 'file_unshared':
+      return fileRecord(s, 'converting')
     case 'annotation_created':
     case 'annotation_removed':
       return annotationRecord(s, s.newId())

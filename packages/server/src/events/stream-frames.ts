@@ -40,6 +40,21 @@ export function resetFrame(lastEventId: string): string {
   return `event: reset\ndata: ${data}\n\n`
 }
 
+const SESSION_END_DETAIL: Record<string, string> = {
+  SESSION_SUPERSEDED: 'A newer session of this account replaced this one.',
+  SESSION_DELETED: 'The session was ended.',
+  SESSION_EXPIRED: 'The session expired without keep-alive.',
+}
+
+/**
+ * The last frame of a stream whose session ended: `code` is what its requests are now refused with
+ * (401), so a client can tell its user at once instead of at its next request.
+ */
+export function sessionEndFrame(code: string): string {
+  const data = JSON.stringify({ code, detail: SESSION_END_DETAIL[code] ?? 'The session ended.' })
+  return `event: session_ended\ndata: ${data}\n\n`
+}
+
 /** An SSE comment (ignored by EventSource): heartbeats and the reason a stream ends. */
 export const comment = (text: string): string => `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`
 

@@ -10,6 +10,7 @@ import type { Db } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
 import { type Waker, wakeOnNotify } from '../platform/jobs.ts'
 import { comment, PING, resetFrame } from './stream-frames.ts'
+import { type SessionBoundStreams, StreamSessionWatch } from './stream-sessions.ts'
 import * as store from './stream-store.ts'
 import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
 import { streamChannel } from './wake.ts'
@@ -46,7 +47,7 @@ const PG_POLL_MS = 2000
 /** Looking again while an older transaction holds committed events back: from 5 ms, doubling. */
 const HELD_RETRY_MS = [5, 10, 20, 40, 80]
 
-export class StreamHub implements Waker {
+export class StreamHub implements Waker, SessionBoundStreams {
   readonly db: Db
   readonly #options: StreamHubOptions
   readonly #byAccount = new Map<string, Set<Subscriber>>()
@@ -64,10 +65,12 @@ export class StreamHub implements Waker {
   #closed = false
   #peak = 0
   #cutOff = 0
+  readonly #sessions: StreamSessionWatch
 
   constructor(options: StreamHubOptions) {
     this.#options = options
     this.db = options.db
+    this.#sessions = new StreamSessionWatch(this, options.db, options.log)
   }
 
   /**
@@ -129,8 +132,19 @@ export class StreamHub implements Waker {
       return
     }
     subscriber.spec = { ...want, sink }
+    if (want.sessionId !== null) this.#sessions.start()
     if (want.lastEventId && !resumeAt) subscriber.write(resetFrame(want.lastEventId))
     void this.#catchUp(subscriber)
+  }
+
+  *sessionBound(): Iterable<Subscriber> {
+    for (const subscriber of this.#all())
+      if (subscriber.spec?.sessionId && !subscriber.ended) yield subscriber
+  }
+
+  unhold(subscriber: Subscriber): void {
+    subscriber.held = false
+    if (!subscriber.live && !subscriber.ended) void this.#catchUp(subscriber)
   }
 
   /** Something committed: scan soon (wake-ups during a scan make one more scan). */
@@ -157,6 +171,7 @@ export class StreamHub implements Waker {
     this.#stopTimers()
     this.#unlisten?.()
     this.#unlisten = null
+    await this.#sessions.stop()
   }
 
   *#all(): Iterable<Subscriber> {
@@ -175,10 +190,14 @@ export class StreamHub implements Waker {
 
   /** Reads one stream's rows up to the hub's position, pausing while its socket is full; then live. */
   async #catchUp(subscriber: Subscriber): Promise<void> {
+    // One reader per stream (unhold may ask while one runs): two would send the same rows.
+    if (subscriber.catchingUp) return
+    subscriber.catchingUp = true
     const limit = this.#options.config.streamBufferLimit
     let batch = BATCH
     try {
-      while (!subscriber.ended) {
+      // Held (its session is being checked): unhold starts it again.
+      while (!subscriber.ended && !subscriber.held) {
         const bound = this.#cursor
         if (bound === null || !store.isAfter(bound, subscriber.pos)) {
           subscriber.live = true
@@ -196,6 +215,8 @@ export class StreamHub implements Waker {
     } catch (err) {
       this.#options.log.warn({ err }, 'event stream: catching up failed; the stream ends')
       subscriber.end('server error; reconnect with Last-Event-ID')
+    } finally {
+      subscriber.catchingUp = false
     }
   }
 
@@ -210,7 +231,7 @@ export class StreamHub implements Waker {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as store.StreamRow
       while (!this.#offer(subscriber, row, limit)) {
-        if (subscriber.ended || held > HELD_BYTES) return i
+        if (subscriber.ended || subscriber.held || held > HELD_BYTES) return i
         await subscriber.spec?.sink.drained(limit)
       }
       held -= row.data.length
@@ -256,6 +277,10 @@ export class StreamHub implements Waker {
     for (const row of rows) {
       for (const subscriber of this.#byAccount.get(row.account_id) ?? []) {
         if (!subscriber.live || !store.isAfter(row, subscriber.pos)) continue
+        if (subscriber.held) {
+          subscriber.live = false
+          continue
+        }
         // No room: it stops being fed and reads the rest from the database once it drains.
         if (!this.#offer(subscriber, row, limit)) {
           subscriber.live = false
@@ -332,6 +357,7 @@ export class StreamHub implements Waker {
       }
     }
     await this.#endRefused()
+    await this.#sessions.check()
   }
 
   async #endRefused(): Promise<void> {

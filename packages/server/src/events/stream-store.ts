@@ -196,3 +196,33 @@ export async function refusalsAmong(
     tokensValidAfter: Number(r.tokens_valid_after),
   }))
 }
+
+const SESSIONS_SQLITE =
+  'select id, superseded_at, ends_at, expires_at from sessions where id in (select value from json_each(?))'
+const SESSIONS_PG = 'select id, superseded_at, ends_at, expires_at from sessions where id = any($1::text[])'
+
+/** Why a session no longer works: the code its requests are refused with. */
+export type SessionEnd = 'SESSION_SUPERSEDED' | 'SESSION_DELETED' | 'SESSION_EXPIRED'
+
+/**
+ * Of the sessions `ids` (those streams were opened with), the ones that no longer work and why: a
+ * newer session of the account took over, it was ended or is gone, or it expired.
+ */
+export async function endedSessionsAmong(
+  db: Db,
+  ids: string[],
+  now: number,
+): Promise<Map<string, SessionEnd>> {
+  type Row = { id: string; superseded_at: unknown; ends_at: unknown; expires_at: unknown }
+  const rows = await query<Row>(db, SESSIONS_SQLITE, SESSIONS_PG, [listParam(db.dialect, ids)])
+  const found = new Map(rows.map((row) => [row.id, row]))
+  const ended = new Map<string, SessionEnd>()
+  for (const id of ids) {
+    const row = found.get(id)
+    if (!row) ended.set(id, 'SESSION_DELETED')
+    else if (row.superseded_at !== null) ended.set(id, 'SESSION_SUPERSEDED')
+    else if (row.ends_at !== null && Number(row.ends_at) <= now) ended.set(id, 'SESSION_DELETED')
+    else if (Number(row.expires_at) <= now) ended.set(id, 'SESSION_EXPIRED')
+  }
+  return ended
+}

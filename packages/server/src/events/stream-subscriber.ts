@@ -25,6 +25,11 @@ export interface StreamSpec {
   expiresAt: number
   /** When the auth token was issued (epoch ms): a revocation after it ends the stream. */
   issuedAt: number
+  /**
+   * The session the request came with (a browser sends its session cookie), or null: the stream
+   * ends when that session does (taken over by a newer sign-in, ended, expired).
+   */
+  sessionId: string | null
   sink: StreamSink
 }
 
@@ -35,6 +40,10 @@ export class Subscriber {
   live = false
   /** Ended: nothing more is written. */
   ended = false
+  /** Its session changed and is being checked: nothing is sent meanwhile (the hub resumes it). */
+  held = false
+  /** A catch-up from the database runs for it. */
+  catchingUp = false
   /** Heartbeats in a row at which its buffer was over the bound. */
   strikes = 0
   spec: StreamSpec | null = null
@@ -51,7 +60,7 @@ export class Subscriber {
    */
   offer(row: StreamRow, limit: number): boolean {
     const spec = this.spec
-    if (this.ended || spec === null) return false
+    if (this.ended || this.held || spec === null) return false
     if (spec.events !== null && !spec.events.has(row.event)) {
       this.pos = { tx: row.tx, seq: row.seq }
       return true
@@ -66,10 +75,10 @@ export class Subscriber {
     if (!this.ended) this.spec?.sink.write(text)
   }
 
-  end(reason: string): void {
+  end(reason: string, lastFrame = ''): void {
     if (this.ended) return
     this.ended = true
     this.live = false
-    this.spec?.sink.end(comment(reason))
+    this.spec?.sink.end(lastFrame + comment(reason))
   }
 }

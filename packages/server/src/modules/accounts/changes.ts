@@ -24,7 +24,7 @@ export async function changePassword(
   checkNewPassword(input.newPassword)
   const row = await repo.findAccountById(ctx.db.kysely, accountId)
   if (!row) throw new AppError('NOT_FOUND', 'No such account.')
-  const budgets = failureBudgets(row.username, input.ip, true)
+  const budgets = failureBudgets(row.id, row.username, input.ip)
   const left = await reserveLoginAttempt(ctx, budgets, Date.now())
   if (!(await verify(row.password_hash, input.currentPassword))) {
     // The reservation stays: it is the record of the failed attempt.

@@ -3,9 +3,11 @@
 // concurrent logins never runs more argon2 checks than the budgets allow; the reservation is the
 // record of a failure, and a successful login gives it back. Budgets, per TESSERA_LOGIN_WINDOW, in
 // multiples of TESSERA_LOGIN_MAX_FAILURES (L):
-// - a username that exists: L per (username, client), 10 L per username from any clients (spreading
-//   a guessing run over many addresses does not multiply it);
-// - usernames that do not exist: no budget of their own (a made-up name never touches a real
+// - an account that exists: L per (account, client), 10 L per account from any clients (spreading
+//   a guessing run over many addresses does not multiply it). Keyed by the account's ID, not by what
+//   was typed: its username and its e-mail (either signs in) spend the same budgets, so alternating
+//   them does not double the guesses;
+// - names that match no account: no budget of their own (a made-up name never touches a real
 //   account's budget, and leaves no row per name); instead the same two budgets per one of
 //   UNKNOWN_NAME_BUCKETS buckets, chosen by the name's hash: L per (bucket, client), 10 L per bucket.
 //   Rows stay bounded, and a made-up name is throttled like a real one (the 429 does not tell
@@ -51,10 +53,13 @@ function unknownBucket(username: string): number {
   return createHash('sha256').update(username).digest().readUInt32BE(0) % UNKNOWN_NAME_BUCKETS
 }
 
-/** The budgets an attempt at `username` from `ip` spends; the first is the one a success clears. */
-export function failureBudgets(username: string, ip: string, accountExists: boolean): Budget[] {
+/**
+ * The budgets an attempt from `ip` spends: on the account it resolved to (`accountId`), or, when the
+ * typed name (`attempted`) matched none, on that name's bucket. The first is the one a success clears.
+ */
+export function failureBudgets(accountId: string | undefined, attempted: string, ip: string): Budget[] {
   const client = clientKey(ip)
-  const name = accountExists ? `account:${username}` : `unknown:${unknownBucket(username)}`
+  const name = accountId !== undefined ? `account:${accountId}` : `unknown:${unknownBucket(attempted)}`
   return [
     { key: `${name}|ip:${client}`, policy: 'login-user', limit: 1 },
     { key: name, policy: 'login-account', limit: 10 },

@@ -3,7 +3,12 @@ import { Type } from 'typebox'
 export const LoginBody = Type.Object(
   {
     // No NUL: PostgreSQL text cannot hold it (the failed-login limit looks the username up).
-    username: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000]*$' }),
+    username: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[^\\u0000]*$',
+      description: 'the username, or the account’s e-mail (either in any case)',
+    }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     cookie: Type.Optional(
       Type.Boolean({

@@ -183,12 +183,22 @@ export interface LoginResult {
   rateLimit: RateLimitState[]
 }
 
+/**
+ * The account a sign-in names: its username, or its e-mail (no username holds an "@", so the two
+ * never collide). Both are stored in lower case, so the match ignores case.
+ */
+function findLoginAccount(db: Executor, typed: string) {
+  if (typed.includes('@')) return repo.findAccountByEmail(db, typed)
+  return repo.findAccountByUsername(db, typed)
+}
+
 export async function login(ctx: AppContext, input: { username: string; password: string; ip: string }) {
-  const username = normalize(input.username)
+  const typed = normalize(input.username)
   const now = Date.now()
-  // Whether the name exists decides the budgets (a made-up name never spends a real account's).
-  const row = await repo.findAccountByUsername(ctx.db.kysely, username)
-  const budgets = failureBudgets(username, input.ip, row !== undefined)
+  // Whether the name exists decides the budgets (a made-up name never spends a real account's); a
+  // real one spends its account's, whichever of its names was typed.
+  const row = await findLoginAccount(ctx.db.kysely, typed)
+  const budgets = failureBudgets(row?.id, typed, input.ip)
   const left = await reserveLoginAttempt(ctx, budgets, now)
   const passwordOk = await verify(row?.password_hash ?? (await timingDummy()), input.password)
   // A failure keeps its reservation: that is the record of the failed attempt.

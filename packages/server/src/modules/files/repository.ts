@@ -31,6 +31,7 @@ export const FILE_RECORD_COLUMNS = [
   'files.updated_at',
   'files.revision_date',
   'files.version',
+  'files.revision_number',
   'files.thumbnail_key',
   'owner.email as owner_email',
   'uploader.email as user_email',
@@ -141,9 +142,10 @@ export function updateRevision(db: Executor, fileId: string, update: RevisionUpd
       revision_date: update.revisionDate,
       version: eb('version', '+', 1),
       revision: eb('revision', '+', 1),
+      revision_number: eb('revision_number', '+', 1),
     }))
     .where('id', '=', fileId)
-    .returning(['version', 'revision'])
+    .returning(['version', 'revision', 'revision_number'])
     .executeTakeFirst()
 }
 

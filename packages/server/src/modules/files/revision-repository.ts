@@ -7,7 +7,18 @@ import type { FileRevisionsTable } from '../../platform/db/schema.ts'
 export function findCurrentRevision(db: Executor, fileId: string) {
   return db
     .selectFrom('files')
-    .select(['id', 'name', 'size', 'sha256', 'blob_key', 'user_id', 'revision_date', 'version', 'updated_at'])
+    .select([
+      'id',
+      'name',
+      'size',
+      'sha256',
+      'blob_key',
+      'user_id',
+      'revision_date',
+      'version',
+      'revision_number',
+      'updated_at',
+    ])
     .where('id', '=', fileId)
     .executeTakeFirst()
 }
@@ -93,6 +104,7 @@ export function listRevisions(db: Executor, fileId: string) {
       'file_revisions.size',
       'file_revisions.sha256',
       'file_revisions.revision_date',
+      'file_revisions.revision_number',
       'accounts.email as uploaded_by_email',
     ])
     .where('file_revisions.file_id', '=', fileId)

@@ -18,6 +18,7 @@ export type { PrunedRevision } from './revision-repository.ts'
 /** One entry of GET /file/:id/revisions. */
 export interface RevisionView {
   __v: number
+  revisionNumber: number
   revisionDate: string
   size: number
   sha256: string
@@ -35,6 +36,7 @@ export async function listRevisions(
   const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
   const current: RevisionView = {
     __v: file.version,
+    revisionNumber: file.revision_number,
     revisionDate: new Date(file.revision_date).toISOString(),
     size: file.size,
     sha256: file.sha256,
@@ -50,6 +52,7 @@ export async function listRevisions(
     current,
     ...earlier.map((row) => ({
       __v: row.version,
+      revisionNumber: row.revision_number,
       revisionDate: new Date(row.revision_date).toISOString(),
       size: row.size,
       sha256: row.sha256,
@@ -105,6 +108,7 @@ export async function keepCurrentRevision(
     blob_key: current.blob_key,
     uploaded_by: current.user_id,
     revision_date: current.revision_date,
+    revision_number: current.revision_number,
     pruned_at: null,
   })
   const pruned = await repo.pruneRevisionsPast(tx, fileId, ctx.config.fileRevisionsKept, now)

@@ -56,6 +56,12 @@ export const FileView = Type.Object(
     thumbnailUrl: Type.Union([Type.String(), Type.Null()], {
       description: 'path of the PNG thumbnail (`/file/<id>/thumbnail`) once the file is ready; null before',
     }),
+    revisionNumber: Type.Integer({
+      minimum: 1,
+      description:
+        'the current revision’s number: 1 for the first upload, +1 for each new revision, nothing else ' +
+        'moves it (unlike `__v`); as in GET /file/{id}/revisions',
+    }),
     role: CallerRole,
     capabilities: FileCapabilities,
   },
@@ -103,6 +109,11 @@ export const FileRevision = Type.Object(
     __v: Type.Integer({
       minimum: 0,
       description: 'the file’s `__v` while this revision was current; names it in the download route',
+    }),
+    revisionNumber: Type.Integer({
+      minimum: 1,
+      description:
+        'counts uploads: 1 for the file’s first, +1 for each new revision (a share moves `__v`, not this)',
     }),
     revisionDate: Type.String({ format: 'date-time', description: 'when this revision was uploaded' }),
     size: Type.Integer({ minimum: 0, description: 'bytes of the original' }),

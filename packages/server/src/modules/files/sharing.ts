@@ -1,21 +1,22 @@
 // Sharing a file: the owner gives accounts a role on it; the record's `roles` mirror the shares.
 import type { Static } from 'typebox'
+import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db, Tx } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { findAccountsByEmails } from '../accounts/index.ts'
-import { requireFileAccess } from './access.ts'
+import { fileReaderIds, requireFileAccess } from './access.ts'
 import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
 import type { ShareRole } from './schemas.ts'
-import { type FileViewShape, viewOf } from './service.ts'
+import { type FileViewShape, recordOf, viewOf } from './service.ts'
 
 export type ShareRoleName = Static<typeof ShareRole>
 
 async function shareTarget(ctx: AppContext, ownerEmail: string, email: string) {
   const [account] = await findAccountsByEmails(ctx, [email])
-  if (!account) throw new AppError('NOT_FOUND', `No account with the e-mail ${email}.`)
+  if (!account) throw new AppError('NOT_FOUND', `No account has the e-mail ${email}.`)
   if (account.email === ownerEmail) {
     throw new AppError('VALIDATION_FAILED', 'The owner of a file always has every right on it.')
   }
@@ -27,6 +28,27 @@ async function refreshRoles(tx: Parameters<typeof repo.listShares>[0], fileId: s
   const shares = await repo.listShares(tx, fileId)
   const roles = shares.map((share) => ({ email: share.email, role: share.role }))
   await repo.setRoles(tx, fileId, JSON.stringify(roles), Date.now())
+}
+
+/**
+ * `file_shared` / `file_unshared` in the share's transaction, with the record after it: to the owner,
+ * every reader, and the account whose role changed (a revoked one is no reader any more, yet its
+ * "Shared with me" must hear that the file left it).
+ */
+async function emitShareEvent(
+  ctx: AppContext,
+  tx: Tx,
+  event: 'file_shared' | 'file_unshared',
+  file: { fileId: string; ownerId: string; targetId: string },
+): Promise<void> {
+  const readers = await fileReaderIds(tx, file.fileId)
+  await emitEvent(ctx, tx, {
+    event,
+    fileId: file.fileId,
+    fileOwnerId: file.ownerId,
+    readerAccountIds: [...readers, file.targetId],
+    data: await recordOf(tx, file.fileId, file.ownerId),
+  })
 }
 
 /**
@@ -71,6 +93,7 @@ export async function shareFile(
       created_at: Date.now(),
     })
     await refreshRoles(tx, fileId)
+    await emitShareEvent(ctx, tx, 'file_shared', { fileId, ownerId: accountId, targetId: target.id })
     const view = await viewOf(tx, fileId, accountId)
     await inCommit?.(tx, view)
     return view
@@ -94,6 +117,7 @@ export async function unshareFile(
       throw new AppError('NOT_FOUND', `The file is not shared with ${target.email}.`)
     }
     await refreshRoles(tx, fileId)
+    await emitShareEvent(ctx, tx, 'file_unshared', { fileId, ownerId: accountId, targetId: target.id })
     return viewOf(tx, fileId, accountId)
   })
 }

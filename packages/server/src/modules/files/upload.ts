@@ -46,6 +46,8 @@ interface StoredRevision {
   fileId: string
   /** The file's revision number (not its `__v`, which shares move too). */
   revision: number
+  /** The revision number people see (1 for the first upload). */
+  revisionNumber: number
   pruned: PrunedRevision[]
 }
 
@@ -69,7 +71,7 @@ export async function commitUpload(
   inCommit?: InCommit<FileViewShape>,
 ): Promise<FileViewShape> {
   const key = fileKey(upload.parent, upload.name)
-  let outcome: { record: FileRecordShape; pruned: PrunedRevision[] }
+  let outcome: { record: FileRecordShape; revisionNumber: number; pruned: PrunedRevision[] }
   try {
     outcome = await ctx.db.kysely.transaction().execute(async (tx) => {
       await lockAccountQuota(ctx, tx, accountId)
@@ -86,20 +88,20 @@ export async function commitUpload(
         now: target.now,
       })
       const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
-      await inCommit?.(tx, justQueued(record))
-      return { record, pruned: stored.pruned }
+      await inCommit?.(tx, justQueued(record, stored.revisionNumber))
+      return { record, revisionNumber: stored.revisionNumber, pruned: stored.pruned }
     })
   } catch (error) {
     await discardBlob(ctx, upload.blob.key)
     throw error
   }
   await removePrunedRevisions(ctx, outcome.pruned)
-  return justQueued(outcome.record)
+  return justQueued(outcome.record, outcome.revisionNumber)
 }
 
 /** The answer's view of a file just queued: nothing converted yet; the uploader owns it. */
-function justQueued(record: FileRecordShape): FileViewShape {
-  return { ...record, progress: 0, thumbnailUrl: null, ...callerFields('owner') }
+function justQueued(record: FileRecordShape, revisionNumber: number): FileViewShape {
+  return { ...record, progress: 0, thumbnailUrl: null, revisionNumber, ...callerFields('owner') }
 }
 
 /**
@@ -129,7 +131,12 @@ async function storeRevision(ctx: AppContext, tx: Tx, target: UploadTarget): Pro
   })
   if (!revised) throw new Error(`File ${existing.id} vanished under its lock.`)
   await dropPendingJobs(ctx.db, tx, { fileId: existing.id, kind: 'convert' })
-  return { fileId: existing.id, revision: revised.revision, pruned: kept.pruned }
+  return {
+    fileId: existing.id,
+    revision: revised.revision,
+    revisionNumber: revised.revision_number,
+    pruned: kept.pruned,
+  }
 }
 
 async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Promise<StoredRevision> {
@@ -162,11 +169,12 @@ async function storeNewFile(ctx: AppContext, tx: Tx, target: UploadTarget): Prom
     updated_at: now,
     revision_date: now,
     version: 0,
+    revision_number: 1,
     optimized_key: null,
     optimized_size: 0,
     optimized_sha256: '',
   })
-  return { fileId, revision: 0, pruned: [] }
+  return { fileId, revision: 0, revisionNumber: 1, pruned: [] }
 }
 
 /** Emits `file_uploaded` with the record as the uploader sees it; answers that record. */

@@ -67,15 +67,20 @@ export function callerFields(role: FileRole): CallerFields {
   return { role, capabilities: capabilitiesOf(role) }
 }
 
-/** The row's part of a view: the spec's record plus the conversion's progress and thumbnail. */
-export type RowViewShape = FileRecordShape & { progress: number; thumbnailUrl: string | null }
+/** The row's part of a view: the spec's record plus the conversion's progress and thumbnail, and the
+ * revision's number (uploads counted from 1). */
+export type RowViewShape = FileRecordShape & {
+  progress: number
+  thumbnailUrl: string | null
+  revisionNumber: number
+}
 
 /** The API's answer for a file: the row's part plus the caller's role and capabilities. */
 export type FileViewShape = RowViewShape & CallerFields
 
 export function toRowView(row: repo.FileRowWithEmails): RowViewShape {
   const thumbnailUrl = row.state === 'ready' && row.thumbnail_key ? `/file/${row.id}/thumbnail` : null
-  return { ...toFileRecord(row), progress: row.progress, thumbnailUrl }
+  return { ...toFileRecord(row), progress: row.progress, thumbnailUrl, revisionNumber: row.revision_number }
 }
 
 export function toFileView(row: repo.FileRowWithEmails, role: FileRole): FileViewShape {

@@ -140,3 +140,13 @@ export async function resolvePrincipal(
     via: source,
   }
 }
+
+/**
+ * On a route that needs only the auth token: the session the request also came with (a browser
+ * sends its session cookie with every request), checked as a session route checks it (401 with the
+ * session's refusal when it no longer works); null when none came. The event stream binds to it.
+ */
+export async function requestSessionId(ctx: AppContext, request: FastifyRequest): Promise<string | null> {
+  if (!readCredentials(request, 'token').sessionToken) return null
+  return (await resolvePrincipal(ctx, request, 'session')).sessionId
+}

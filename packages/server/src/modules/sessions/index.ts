@@ -1,5 +1,5 @@
 // Sessions, the license pool, and the authentication hook every API route runs.
-export { type AuthRequirement, authenticateRoutes, type Principal } from './authenticate.ts'
+export { type AuthRequirement, authenticateRoutes, type Principal, requestSessionId } from './authenticate.ts'
 export type { CredentialSource } from './credentials.ts'
 export { sessionRoutes } from './routes.ts'
 export {

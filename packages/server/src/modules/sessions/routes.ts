@@ -7,6 +7,7 @@ import { logoutRoute } from './logout.ts'
 import { DeleteResult, KeepAliveResult, SessionResult } from './schemas.ts'
 import { type CreatedSession, createSession, deleteSession, keepAlive } from './service.ts'
 import { startAuthRowCache } from './session-cache.ts'
+import { sessionStateRoute } from './session-state.ts'
 
 function sessionId(request: { auth: { sessionId: string | null } }): string {
   // Routes below require a session, so the hook has set it.
@@ -99,4 +100,5 @@ export async function sessionRoutes(fastify: FastifyInstance, ctx: AppContext): 
   )
 
   logoutRoute(fastify, ctx)
+  sessionStateRoute(fastify, ctx)
 }

@@ -5,6 +5,7 @@ import { EVENT_NAMES, isEventName } from '../../contract/index.ts'
 import type { StreamHub, StreamSink } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
+import { requestSessionId } from '../sessions/index.ts'
 
 /** How long a stream that was told to go may take to read its last bytes before its socket is dropped. */
 const END_GRACE_MS = 5000
@@ -145,6 +146,8 @@ export async function serveStream(
   const events = eventsFilter(asked.events)
   const resumeAfter = lastEventId(asked.header, asked.lastEventId)
   const { expiresAt, issuedAt } = await tokenTimes(ctx, request)
+  // A browser's stream comes with its session cookie: the stream ends when that session does.
+  const sessionId = await requestSessionId(ctx, request)
   // From here to the close listener nothing awaits. The client may have left during an await
   // before (this one, or the authentication hook's): its 'close' was emitted already and a listener
   // added now would never run, so the slot it took would stay taken until restart.
@@ -156,6 +159,6 @@ export async function serveStream(
   const subscriber = hub.admit(accountId)
   // Before anything can fail: the slot is freed whenever the request ends, answered or not.
   reply.raw.once('close', () => hub.release(subscriber))
-  const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt, issuedAt }
+  const want = { accountId, email, events, lastEventId: resumeAfter, expiresAt, issuedAt, sessionId }
   await hub.start(subscriber, want, () => openSink(request, reply))
 }

@@ -73,6 +73,11 @@ export interface FilesTable {
    * jobs name the revision they convert by it.
    */
   revision: Generated<number>
+  /**
+   * The revision number people see (migration 0026): 1 for the first upload, +1 for each new
+   * revision; `file_revisions.revision_number` keeps it for the earlier ones.
+   */
+  revision_number: Generated<number>
   /** The optimized GLB (null until a conversion of this file succeeded). */
   optimized_key: string | null
   optimized_size: number
@@ -193,6 +198,8 @@ export interface FileRevisionsTable {
   /** Account that uploaded this revision. */
   uploaded_by: string
   revision_date: number
+  /** Its revision number (1 for the file's first upload; migration 0026). */
+  revision_number: Generated<number>
   /**
    * Set when the revision was dropped (past TESSERA_FILE_REVISIONS_KEPT, or with its file): no longer
    * listed, its blob is being removed, then the row. A row left so by a crash is finished at start-up.
