@@ -1,0 +1,219 @@
+// First viewer open benchmark (`npm run bench:console-open`): what a browser with a cold cache
+// downloads, and how long it takes until the model is drawn, when it opens `/view/<id>` of a model
+// on a slow link. Two servers run side by side: "after" is this tree, "before" is git ref `--base`
+// (default main) copied to a temp directory with its own console build; runs alternate between
+// them. Each run is a fresh Chromium context (empty cache), signed in through the API (cookies, not
+// measured), then throttled with CDP Network.emulateNetworkConditions (download and upload at
+// `--rate` bytes/s, `--latency` ms per request) before it navigates. It reports, per variant and
+// rate, the medians of: bytes received (Network.loadingFinished encodedDataLength: headers
+// included) for HTML, JS, CSS, wasm, the model (GLB) and the rest (API JSON, icon), and the time
+// from navigation start to the first frame that shows the model (over 2 % of the canvas differs
+// from the background, as the console tests check; polled every 100 ms). Chromium draws with
+// software WebGL (SwiftShader). Each run is also appended to bench/results/console-open.jsonl.
+//
+//   npm run bench:console-open -- [--runs 3] [--rates 125000,100000] [--latency 40] [--base main]
+//     [--variants before,after] [--no-record]
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { Tessera } from '@tessera/client'
+import type { Browser } from 'playwright-core'
+import { launch } from '../packages/console/test/support/browser.ts'
+import { benchModel, ROOT, type Served, serve, treeAt } from './peers/console-open-setup.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    rates: { type: 'string', default: '125000,100000' },
+    latency: { type: 'string', default: '40' },
+    base: { type: 'string', default: 'main' },
+    variants: { type: 'string', default: 'before,after' },
+    'no-record': { type: 'boolean', default: false },
+  },
+})
+const RESULTS = path.join(ROOT, 'bench/results/console-open.jsonl')
+const CATEGORIES = ['html', 'js', 'css', 'wasm', 'model', 'other'] as const
+type Category = (typeof CATEGORIES)[number]
+type Bytes = Record<Category | 'total', number>
+
+interface Variant {
+  name: string
+  served: Served
+  fileId: string
+  cleanup: () => void
+}
+
+function categorize(url: string, type: string): Category {
+  const pathname = new URL(url).pathname
+  if (type === 'Document') return 'html'
+  if (/\/file\/[^/]+\/optimized$/.test(pathname)) return 'model'
+  if (/\.m?js$/.test(pathname)) return 'js'
+  if (pathname.endsWith('.css')) return 'css'
+  if (pathname.endsWith('.wasm')) return 'wasm'
+  return 'other'
+}
+
+async function upload(served: Served, model: Uint8Array): Promise<string> {
+  const tessera = await Tessera.connect({
+    url: served.baseUrl,
+    username: 'admin',
+    password: served.adminPassword,
+    keepAlive: false,
+  })
+  try {
+    const file = await tessera.files.upload(new Blob([model]), { name: 'machine.glb' })
+    await tessera.files.waitUntilReady(file._id, { timeoutMs: 600_000 })
+    return file._id
+  } finally {
+    await tessera.logout()
+  }
+}
+
+async function startVariant(name: string, model: Uint8Array): Promise<Variant> {
+  const root = name === 'before' ? treeAt(args.base) : ROOT
+  const served = await serve(root)
+  const fileId = await upload(served, model)
+  const cleanup = () => {
+    if (root !== ROOT) rmSync(root, { recursive: true, force: true })
+  }
+  return { name, served, fileId, cleanup }
+}
+
+/** One cold open of the viewer: bytes by category and milliseconds to the first painted model. */
+async function openOnce(browser: Browser, variant: Variant, rate: number, latency: number) {
+  const { baseUrl, adminPassword } = variant.served
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  try {
+    const login = await context.request.post(`${baseUrl}/account/login/`, {
+      data: { username: 'admin', password: adminPassword, cookie: true },
+      headers: { origin: baseUrl },
+    })
+    if (!login.ok()) throw new Error(`login: ${login.status()} ${await login.text()}`)
+    // The session (license) cookie too, as the console's sign-in takes it: the page then resumes.
+    const session = await context.request.post(`${baseUrl}/account/session`, { headers: { origin: baseUrl } })
+    if (!session.ok()) throw new Error(`session: ${session.status()} ${await session.text()}`)
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Network.enable')
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency,
+      downloadThroughput: rate,
+      uploadThroughput: rate,
+    })
+    const kinds = new Map<string, Category>()
+    const bytes = Object.fromEntries([...CATEGORIES, 'total'].map((c) => [c, 0])) as Bytes
+    cdp.on('Network.responseReceived', (e) => kinds.set(e.requestId, categorize(e.response.url, e.type)))
+    cdp.on('Network.loadingFinished', (e) => {
+      const kind = kinds.get(e.requestId) ?? 'other'
+      bytes[kind] += e.encodedDataLength
+      bytes.total += e.encodedDataLength
+    })
+    await page.goto(`${baseUrl}/view/${variant.fileId}`, { waitUntil: 'commit' })
+    const painted = await page.waitForFunction(paintedAt, undefined, { polling: 100, timeout: 300_000 })
+    const paintedMs = Math.round(Number(await painted.jsonValue()))
+    await cdp.detach()
+    return { bytes, paintedMs }
+  } finally {
+    await context.close()
+  }
+}
+
+/** In the page: performance.now() once the viewer's canvas shows the model (> 2 % painted), else false. */
+function paintedAt(): number | false {
+  if (!document.querySelector('.viewport[data-phase="ready"]')) return false
+  const source = document.querySelector('.viewport canvas') as HTMLCanvasElement | null
+  if (!source) return false
+  const copy = document.createElement('canvas')
+  copy.width = source.width
+  copy.height = source.height
+  const ctx = copy.getContext('2d') as CanvasRenderingContext2D
+  ctx.drawImage(source, 0, 0)
+  const data = ctx.getImageData(0, 0, copy.width, copy.height).data
+  let painted = 0
+  let total = 0
+  for (let i = 0; i < data.length; i += 4 * 7) {
+    total++
+    const d =
+      Math.abs((data[i] ?? 0) - 0xee) + Math.abs((data[i + 1] ?? 0) - 0xf1) + Math.abs((data[i + 2] ?? 0) - 0xf5)
+    if (d > 24) painted++
+  }
+  return painted / total > 0.02 ? performance.now() : false
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+interface Row {
+  variant: string
+  rate: number
+  bytes: Bytes
+  paintedMs: number
+}
+
+function report(rows: Row[]): void {
+  const kb = (n: number) => (n / 1024).toFixed(1)
+  console.log(`\n| variant | rate B/s | ${CATEGORIES.join(' KB | ')} KB | total KB | painted s (runs) |`)
+  console.log(`|---|---:|${CATEGORIES.map(() => '---:|').join('')}---:|---|`)
+  const groups = new Map<string, Row[]>()
+  for (const row of rows) groups.set(`${row.variant} ${row.rate}`, [...(groups.get(`${row.variant} ${row.rate}`) ?? []), row])
+  for (const group of groups.values()) {
+    const first = group[0] as Row
+    const cells = [...CATEGORIES, 'total' as const].map((c) => kb(median(group.map((r) => r.bytes[c]))))
+    const times = group.map((r) => (r.paintedMs / 1000).toFixed(1)).join(', ')
+    const med = (median(group.map((r) => r.paintedMs)) / 1000).toFixed(1)
+    console.log(`| ${first.variant} | ${first.rate} | ${cells.join(' | ')} | **${med}** (${times}) |`)
+  }
+}
+
+async function main(): Promise<void> {
+  const rates = args.rates.split(',').map(Number)
+  const latency = Number(args.latency)
+  const model = await benchModel()
+  console.log(`model: ${(model.byteLength / 1024 / 1024).toFixed(2)} MB GLB`)
+  const variants: Variant[] = []
+  const browser = await launch()
+  try {
+    for (const name of args.variants.split(',')) variants.push(await startVariant(name, model))
+    const rows: Row[] = []
+    for (let run = 1; run <= Number(args.runs); run++)
+      for (const rate of rates)
+        for (const variant of variants) {
+          const loadavg = os.loadavg()[0] ?? 0
+          const figures = await openOnce(browser, variant, rate, latency)
+          rows.push({ variant: variant.name, rate, ...figures })
+          console.log(`run ${run} ${variant.name} ${rate} B/s: ${figures.paintedMs} ms, ${figures.bytes.total} B`)
+          if (!args['no-record']) {
+            mkdirSync(path.dirname(RESULTS), { recursive: true })
+            const line = {
+              bench: 'console-open',
+              date: new Date().toISOString(),
+              host: os.hostname(),
+              cpus: os.cpus().length,
+              loadavg1: Number(loadavg.toFixed(2)),
+              browser: `Chromium ${browser.version()} headless, SwiftShader`,
+              variant: variant.name === 'before' ? `before (${args.base})` : 'after',
+              run,
+              downloadThroughput: rate,
+              latencyMs: latency,
+              modelUploadBytes: model.byteLength,
+              bytes: figures.bytes,
+              paintedMs: figures.paintedMs,
+            }
+            appendFileSync(RESULTS, `${JSON.stringify(line)}\n`)
+          }
+        }
+    report(rows)
+  } finally {
+    await browser.close()
+    for (const variant of variants) {
+      await variant.served.stop()
+      variant.cleanup()
+    }
+  }
+}
+
+await main()
