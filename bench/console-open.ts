@@ -1,24 +1,26 @@
 // First viewer open benchmark (`npm run bench:console-open`): what a browser with a cold cache
 // downloads, and how long it takes until the model is drawn, when it opens `/view/<id>` of a model
-// on a slow link. Two servers run side by side: "after" is this tree, "before" is git ref `--base`
-// (default main) copied to a temp directory with its own console build; runs alternate between
-// them. Each run is a fresh Chromium context (empty cache), signed in through the API (cookies, not
+// on a slow link. One server per variant runs side by side: `worktree` is this tree as it is, any
+// other variant a git ref (default main: the code before a change) copied to a temp directory with
+// its own console build; runs alternate between them. Each run is a fresh Chromium context (empty cache), signed in through the API (cookies, not
 // measured), then throttled with CDP Network.emulateNetworkConditions (download and upload at
 // `--rate` bytes/s, `--latency` ms per request) before it navigates. It reports, per variant and
 // rate, the medians of: bytes received (Network.loadingFinished encodedDataLength: headers
-// included) for HTML, JS, CSS, wasm, the model (GLB) and the rest (API JSON, icon), and the time
-// from navigation start to the first frame that shows the model (over 2 % of the canvas differs
-// from the background, as the console tests check; polled every 100 ms). Chromium draws with
+// included) for HTML, JS, CSS, wasm, the model (GLB) and the rest (API JSON, icon); the time from
+// navigation start until the last script and the model have arrived (the network's share); and the
+// time to the first frame that shows the model (over 2 % of the canvas differs from the
+// background, as the console tests check; polled every 100 ms; this one adds parsing, decoding and
+// software rendering, so it follows the machine's load). Chromium draws with
 // software WebGL (SwiftShader). Each run is also appended to bench/results/console-open.jsonl.
 //
-//   npm run bench:console-open -- [--runs 3] [--rates 125000,100000] [--latency 40] [--base main]
-//     [--variants before,after] [--no-record]
+//   npm run bench:console-open -- [--runs 3] [--rates 125000,100000] [--latency 40]
+//     [--variants main,worktree] [--no-record] [--timeline]
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Tessera } from '@tessera/client'
-import type { Browser } from 'playwright-core'
+import type { Browser, BrowserContext, CDPSession } from 'playwright-core'
 import { launch } from '../packages/console/test/support/browser.ts'
 import { benchModel, ROOT, type Served, serve, treeAt } from './peers/console-open-setup.ts'
 
@@ -27,9 +29,9 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     rates: { type: 'string', default: '125000,100000' },
     latency: { type: 'string', default: '40' },
-    base: { type: 'string', default: 'main' },
-    variants: { type: 'string', default: 'before,after' },
+    variants: { type: 'string', default: 'main,worktree' },
     'no-record': { type: 'boolean', default: false },
+    timeline: { type: 'boolean', default: false },
   },
 })
 const RESULTS = path.join(ROOT, 'bench/results/console-open.jsonl')
@@ -71,7 +73,7 @@ async function upload(served: Served, model: Uint8Array): Promise<string> {
 }
 
 async function startVariant(name: string, model: Uint8Array): Promise<Variant> {
-  const root = name === 'before' ? treeAt(args.base) : ROOT
+  const root = name === 'worktree' ? ROOT : treeAt(name)
   const served = await serve(root)
   const fileId = await upload(served, model)
   const cleanup = () => {
@@ -80,19 +82,55 @@ async function startVariant(name: string, model: Uint8Array): Promise<Variant> {
   return { name, served, fileId, cleanup }
 }
 
-/** One cold open of the viewer: bytes by category and milliseconds to the first painted model. */
+/**
+ * Counts what arrives, by category, and when the last script or model byte arrived (seconds after
+ * the first request: the document's).
+ */
+function watchNetwork(cdp: CDPSession) {
+  const kinds = new Map<string, Category>()
+  const started = new Map<string, number>()
+  const bytes = Object.fromEntries([...CATEGORIES, 'total'].map((c) => [c, 0])) as Bytes
+  let first = Number.NaN
+  let lastHeavy = Number.NaN
+  cdp.on('Network.requestWillBeSent', (e) => {
+    if (Number.isNaN(first)) first = e.timestamp
+    started.set(e.requestId, e.timestamp)
+  })
+  cdp.on('Network.responseReceived', (e) => kinds.set(e.requestId, categorize(e.response.url, e.type)))
+  cdp.on('Network.loadingFinished', (e) => {
+    const kind = kinds.get(e.requestId) ?? 'other'
+    bytes[kind] += e.encodedDataLength
+    bytes.total += e.encodedDataLength
+    if (kind === 'js' || kind === 'model')
+      lastHeavy = Math.max(e.timestamp, Number.isNaN(lastHeavy) ? 0 : lastHeavy)
+    // --timeline: when each request started and ended (s after the first), to see where time goes.
+    if (args.timeline) {
+      const from = ((started.get(e.requestId) ?? first) - first).toFixed(2)
+      console.log(
+        `  ${kind.padEnd(6)} ${from} -> ${(e.timestamp - first).toFixed(2)} s ${e.encodedDataLength} B`,
+      )
+    }
+  })
+  return { bytes, downloadedMs: () => Math.round((lastHeavy - first) * 1000) }
+}
+
+async function signIn(context: BrowserContext, served: Served): Promise<void> {
+  const { baseUrl, adminPassword } = served
+  const login = await context.request.post(`${baseUrl}/account/login/`, {
+    data: { username: 'admin', password: adminPassword, cookie: true },
+    headers: { origin: baseUrl },
+  })
+  if (!login.ok()) throw new Error(`login: ${login.status()} ${await login.text()}`)
+  // The session (license) cookie too, as the console's sign-in takes it: the page then resumes.
+  const session = await context.request.post(`${baseUrl}/account/session`, { headers: { origin: baseUrl } })
+  if (!session.ok()) throw new Error(`session: ${session.status()} ${await session.text()}`)
+}
+
+/** One cold open of the viewer: bytes by category, and when it was downloaded and painted (ms). */
 async function openOnce(browser: Browser, variant: Variant, rate: number, latency: number) {
-  const { baseUrl, adminPassword } = variant.served
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   try {
-    const login = await context.request.post(`${baseUrl}/account/login/`, {
-      data: { username: 'admin', password: adminPassword, cookie: true },
-      headers: { origin: baseUrl },
-    })
-    if (!login.ok()) throw new Error(`login: ${login.status()} ${await login.text()}`)
-    // The session (license) cookie too, as the console's sign-in takes it: the page then resumes.
-    const session = await context.request.post(`${baseUrl}/account/session`, { headers: { origin: baseUrl } })
-    if (!session.ok()) throw new Error(`session: ${session.status()} ${await session.text()}`)
+    await signIn(context, variant.served)
     const page = await context.newPage()
     const cdp = await context.newCDPSession(page)
     await cdp.send('Network.enable')
@@ -102,19 +140,12 @@ async function openOnce(browser: Browser, variant: Variant, rate: number, latenc
       downloadThroughput: rate,
       uploadThroughput: rate,
     })
-    const kinds = new Map<string, Category>()
-    const bytes = Object.fromEntries([...CATEGORIES, 'total'].map((c) => [c, 0])) as Bytes
-    cdp.on('Network.responseReceived', (e) => kinds.set(e.requestId, categorize(e.response.url, e.type)))
-    cdp.on('Network.loadingFinished', (e) => {
-      const kind = kinds.get(e.requestId) ?? 'other'
-      bytes[kind] += e.encodedDataLength
-      bytes.total += e.encodedDataLength
-    })
-    await page.goto(`${baseUrl}/view/${variant.fileId}`, { waitUntil: 'commit' })
+    const network = watchNetwork(cdp)
+    await page.goto(`${variant.served.baseUrl}/view/${variant.fileId}`, { waitUntil: 'commit' })
     const painted = await page.waitForFunction(paintedAt, undefined, { polling: 100, timeout: 300_000 })
     const paintedMs = Math.round(Number(await painted.jsonValue()))
     await cdp.detach()
-    return { bytes, paintedMs }
+    return { bytes: network.bytes, downloadedMs: network.downloadedMs(), paintedMs }
   } finally {
     await context.close()
   }
@@ -136,7 +167,9 @@ function paintedAt(): number | false {
   for (let i = 0; i < data.length; i += 4 * 7) {
     total++
     const d =
-      Math.abs((data[i] ?? 0) - 0xee) + Math.abs((data[i + 1] ?? 0) - 0xf1) + Math.abs((data[i + 2] ?? 0) - 0xf5)
+      Math.abs((data[i] ?? 0) - 0xee) +
+      Math.abs((data[i + 1] ?? 0) - 0xf1) +
+      Math.abs((data[i + 2] ?? 0) - 0xf5)
     if (d > 24) painted++
   }
   return painted / total > 0.02 ? performance.now() : false
@@ -151,21 +184,31 @@ interface Row {
   variant: string
   rate: number
   bytes: Bytes
+  downloadedMs: number
   paintedMs: number
+}
+
+function seconds(rows: Row[], pick: (r: Row) => number): string {
+  const all = rows.map((r) => (pick(r) / 1000).toFixed(1)).join(', ')
+  return `**${(median(rows.map(pick)) / 1000).toFixed(1)}** (${all})`
 }
 
 function report(rows: Row[]): void {
   const kb = (n: number) => (n / 1024).toFixed(1)
-  console.log(`\n| variant | rate B/s | ${CATEGORIES.join(' KB | ')} KB | total KB | painted s (runs) |`)
-  console.log(`|---|---:|${CATEGORIES.map(() => '---:|').join('')}---:|---|`)
+  console.log(
+    `\n| variant | rate B/s | ${CATEGORIES.join(' KB | ')} KB | total KB | downloaded s | painted s |`,
+  )
+  console.log(`|---|---:|${CATEGORIES.map(() => '---:|').join('')}---:|---|---|`)
   const groups = new Map<string, Row[]>()
-  for (const row of rows) groups.set(`${row.variant} ${row.rate}`, [...(groups.get(`${row.variant} ${row.rate}`) ?? []), row])
+  for (const row of rows) {
+    const key = `${row.variant} ${row.rate}`
+    groups.set(key, [...(groups.get(key) ?? []), row])
+  }
   for (const group of groups.values()) {
     const first = group[0] as Row
     const cells = [...CATEGORIES, 'total' as const].map((c) => kb(median(group.map((r) => r.bytes[c]))))
-    const times = group.map((r) => (r.paintedMs / 1000).toFixed(1)).join(', ')
-    const med = (median(group.map((r) => r.paintedMs)) / 1000).toFixed(1)
-    console.log(`| ${first.variant} | ${first.rate} | ${cells.join(' | ')} | **${med}** (${times}) |`)
+    const times = [seconds(group, (r) => r.downloadedMs), seconds(group, (r) => r.paintedMs)]
+    console.log(`| ${first.variant} | ${first.rate} | ${cells.join(' | ')} | ${times.join(' | ')} |`)
   }
 }
 
@@ -185,7 +228,9 @@ async function main(): Promise<void> {
           const loadavg = os.loadavg()[0] ?? 0
           const figures = await openOnce(browser, variant, rate, latency)
           rows.push({ variant: variant.name, rate, ...figures })
-          console.log(`run ${run} ${variant.name} ${rate} B/s: ${figures.paintedMs} ms, ${figures.bytes.total} B`)
+          console.log(
+            `run ${run} ${variant.name} ${rate} B/s: ${figures.bytes.total} B, downloaded ${figures.downloadedMs} ms, painted ${figures.paintedMs} ms`,
+          )
           if (!args['no-record']) {
             mkdirSync(path.dirname(RESULTS), { recursive: true })
             const line = {
@@ -195,12 +240,13 @@ async function main(): Promise<void> {
               cpus: os.cpus().length,
               loadavg1: Number(loadavg.toFixed(2)),
               browser: `Chromium ${browser.version()} headless, SwiftShader`,
-              variant: variant.name === 'before' ? `before (${args.base})` : 'after',
+              variant: variant.name,
               run,
               downloadThroughput: rate,
               latencyMs: latency,
               modelUploadBytes: model.byteLength,
               bytes: figures.bytes,
+              downloadedMs: figures.downloadedMs,
               paintedMs: figures.paintedMs,
             }
             appendFileSync(RESULTS, `${JSON.stringify(line)}\n`)

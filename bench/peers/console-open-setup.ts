@@ -84,7 +84,10 @@ export async function serve(root: string): Promise<Served> {
     HOST: '127.0.0.1',
   }
   const bin = path.join(root, 'packages/server/bin/tessera-server.js')
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const collect = (d: Buffer) => {
     output += d.toString()
@@ -124,10 +127,14 @@ export function treeAt(ref: string): string {
   })
   execFileSync('tar', ['-x', '-C', dir], { input: archive })
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'))
-  const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: path.join(dir, 'packages/console'),
-    stdio: 'inherit',
-  })
+  const build = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+    {
+      cwd: path.join(dir, 'packages/console'),
+      stdio: 'inherit',
+    },
+  )
   if (build.status !== 0) throw new Error(`building the console of ${ref} failed`)
   return dir
 }

@@ -27,13 +27,17 @@ function dracoDecoders(): Plugin {
 /** After every file is written (closeBundle runs after all writeBundle hooks, the Draco copy's too). */
 function precompressed(): Plugin {
   let outDir = 'dist'
+  let write = true
   return {
     name: 'tessera-precompress',
     apply: 'build',
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir)
+      write = config.build.write
     },
     async closeBundle() {
+      // A build that writes nothing (build.write false: analysis, tests) has nothing to compress.
+      if (!write) return
       const started = Date.now()
       const files = await precompress(outDir)
       const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`

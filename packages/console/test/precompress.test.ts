@@ -21,7 +21,10 @@ describe('precompressed build', () => {
     const files = walk(DIST).filter((f) => /\.(?:js|css|html|wasm)$/.test(f))
     const engine = files.filter((f) => /assets[/\\]engine-[\w-]+\.js$/.test(f))
     assert.equal(engine.length, 1, 'the viewer engine chunk is built')
-    assert.ok(files.some((f) => f.endsWith(`draco${path.sep}draco_decoder.wasm`)), 'the Draco decoder')
+    assert.ok(
+      files.some((f) => f.endsWith(`draco${path.sep}draco_decoder.wasm`)),
+      'the Draco decoder',
+    )
     for (const file of files) {
       const bytes = readFileSync(file)
       const name = path.relative(DIST, file)

@@ -38,7 +38,11 @@ describe('console precompressed assets', () => {
   const get = (url: string, acceptEncoding?: string, extra: Record<string, string> = {}) =>
     app.inject({
       url,
-      headers: { accept: 'text/html', ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }), ...extra },
+      headers: {
+        accept: 'text/html',
+        ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
+        ...extra,
+      },
     })
 
   before(async () => {
@@ -102,7 +106,11 @@ describe('console precompressed assets', () => {
   it('answers HEAD with the length of what GET would send', async () => {
     for (const accept of ['br', 'gzip', 'identity']) {
       const full = await get('/assets/index-abc.js', accept)
-      const head = await app.inject({ method: 'HEAD', url: '/assets/index-abc.js', headers: { 'accept-encoding': accept } })
+      const head = await app.inject({
+        method: 'HEAD',
+        url: '/assets/index-abc.js',
+        headers: { 'accept-encoding': accept },
+      })
       assert.equal(head.statusCode, 200)
       assert.equal(head.rawPayload.length, 0)
       assert.equal(head.headers['content-length'], full.headers['content-length'], accept)
