@@ -15,6 +15,7 @@
 //
 //   npm run bench:console-open -- [--runs 3] [--rates 125000,100000] [--latency 40]
 //     [--variants main,worktree] [--no-record] [--timeline]
+import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -175,6 +176,15 @@ function paintedAt(): number | false {
   return painted / total > 0.02 ? performance.now() : false
 }
 
+/** The commit a variant ran (a worktree with uncommitted changes says so). */
+function commitOf(name: string): string {
+  const ref = name === 'worktree' ? 'HEAD' : name
+  const commit = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT }).toString().trim()
+  const dirty =
+    name === 'worktree' && execFileSync('git', ['status', '--porcelain'], { cwd: ROOT }).length > 0
+  return dirty ? `${commit}+changes` : commit
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
@@ -241,6 +251,7 @@ async function main(): Promise<void> {
               loadavg1: Number(loadavg.toFixed(2)),
               browser: `Chromium ${browser.version()} headless, SwiftShader`,
               variant: variant.name,
+              commit: commitOf(variant.name),
               run,
               downloadThroughput: rate,
               latencyMs: latency,

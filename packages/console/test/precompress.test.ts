@@ -1,11 +1,14 @@
 // The build's brotli and gzip copies (scripts/precompress.ts, run by vite.config.ts after the
-// bundle is written): every compressible file of dist/ has both, and they decode to its bytes.
+// bundle is written): every compressible file of dist/ has both, they decode to its bytes, and a
+// real `tessera serve` sends them to a browser that accepts them.
 // `npm test` builds first (pretest); run alone, build with `npm run build` before.
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { request } from 'node:http'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { startTessera } from './support/server.ts'
 
 const DIST = path.resolve(import.meta.dirname, '../dist')
 
@@ -38,5 +41,47 @@ describe('precompressed build', () => {
     // Maximum brotli quality: the engine's copy is well under its gzip -9 one.
     const [chunk = ''] = engine
     assert.ok(statSync(`${chunk}.br`).size < statSync(`${chunk}.gz`).size * 0.9)
+  })
+})
+
+/** A raw GET (fetch would decode the body and hide Content-Length): status, headers, body bytes. */
+function rawGet(url: string, acceptEncoding: string) {
+  return new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+      })
+      req.on('error', reject)
+      req.end()
+    },
+  )
+}
+
+describe('precompressed build, served', { timeout: 120_000 }, () => {
+  it('tessera serve sends the engine chunk as brotli, gzip or as it is, by Accept-Encoding', async () => {
+    const engine = readdirSync(path.join(DIST, 'assets')).find((f) => /^engine-[\w-]+\.js$/.test(f))
+    assert.ok(engine)
+    const bytes = readFileSync(path.join(DIST, 'assets', engine))
+    const server = await startTessera()
+    try {
+      const url = `${server.baseUrl}/assets/${engine}`
+      for (const [accept, encoding] of [
+        ['gzip, deflate, br, zstd', 'br'],
+        ['gzip', 'gzip'],
+        ['identity', undefined],
+      ] as const) {
+        const { headers, body } = await rawGet(url, accept)
+        assert.equal(headers['content-encoding'], encoding, accept)
+        assert.equal(Number(headers['content-length']), body.length, accept)
+        assert.match(String(headers.vary), /accept-encoding/i)
+        assert.equal(headers['cache-control'], 'public, max-age=31536000, immutable')
+        const decoded = encoding === 'br' ? brotliDecompressSync(body) : encoding ? gunzipSync(body) : body
+        assert.deepEqual(decoded, bytes, accept)
+      }
+    } finally {
+      await server.stop()
+    }
   })
 })
