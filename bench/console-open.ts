@@ -21,8 +21,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Tessera } from '@tessera/client'
-import type { Browser, BrowserContext, CDPSession } from 'playwright-core'
-import { launch } from '../packages/console/test/support/browser.ts'
+import { type Browser, type BrowserContext, type CDPSession, chromium } from 'playwright-core'
 import { benchModel, ROOT, type Served, serve, treeAt } from './peers/console-open-setup.ts'
 
 const { values: args } = parseArgs({
@@ -152,15 +151,33 @@ async function openOnce(browser: Browser, variant: Variant, rate: number, latenc
   }
 }
 
-/** In the page: performance.now() once the viewer's canvas shows the model (> 2 % painted), else false. */
+/** The few DOM members paintedAt uses (this file is type-checked without the DOM's types). */
+interface PageCanvas {
+  width: number
+  height: number
+  getContext(kind: '2d'): {
+    drawImage(source: PageCanvas, x: number, y: number): void
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray }
+  }
+}
+interface PageDocument {
+  querySelector(selector: string): PageCanvas | null
+  createElement(tag: 'canvas'): PageCanvas
+}
+
+/**
+ * In the page: performance.now() once the viewer's canvas shows the model (over 2 % of it differs
+ * from the background, the measure of the console tests' paintedShare), else false. A function,
+ * not a string: the console's CSP forbids evaluating strings.
+ */
 function paintedAt(): number | false {
-  if (!document.querySelector('.viewport[data-phase="ready"]')) return false
-  const source = document.querySelector('.viewport canvas') as HTMLCanvasElement | null
+  const doc = (globalThis as unknown as { document: PageDocument }).document
+  const source = doc.querySelector('.viewport[data-phase="ready"] canvas')
   if (!source) return false
-  const copy = document.createElement('canvas')
+  const copy = doc.createElement('canvas')
   copy.width = source.width
   copy.height = source.height
-  const ctx = copy.getContext('2d') as CanvasRenderingContext2D
+  const ctx = copy.getContext('2d')
   ctx.drawImage(source, 0, 0)
   const data = ctx.getImageData(0, 0, copy.width, copy.height).data
   let painted = 0
@@ -174,6 +191,15 @@ function paintedAt(): number | false {
     if (d > 24) painted++
   }
   return painted / total > 0.02 ? performance.now() : false
+}
+
+/** Chromium as the console tests launch it (test/support/browser.ts): headless, software WebGL. */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox'],
+  })
 }
 
 /** The commit a variant ran (a worktree with uncommitted changes says so). */
