@@ -14,7 +14,11 @@
 // software WebGL (SwiftShader). Each run is also appended to bench/results/console-open.jsonl.
 //
 //   npm run bench:console-open -- [--runs 3] [--rates 125000,100000] [--latency 40]
-//     [--variants main,worktree] [--no-record] [--timeline]
+//     [--variants main,worktree] [--timeline]
+//
+// TESSERA_BENCH_RECORD=1 appends each run's figures to bench/results/console-open.jsonl, one row
+// per figure ({bench, metric, value, unit, date, host, node, load, commit, command, variant, …}),
+// the rows bench/results.ts writes on main; without it nothing is written.
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -30,7 +34,6 @@ const { values: args } = parseArgs({
     rates: { type: 'string', default: '125000,100000' },
     latency: { type: 'string', default: '40' },
     variants: { type: 'string', default: 'main,worktree' },
-    'no-record': { type: 'boolean', default: false },
     timeline: { type: 'boolean', default: false },
   },
 })
@@ -211,6 +214,47 @@ function commitOf(name: string): string {
   return dirty ? `${commit}+changes` : commit
 }
 
+function recording(): boolean {
+  return process.env.TESSERA_BENCH_RECORD === '1' || process.env.TESSERA_BENCH_RECORD === 'true'
+}
+
+interface RunRecord {
+  load: string
+  browser: string
+  variant: string
+  variantCommit: string
+  run: number
+  rate: number
+  latencyMs: number
+  modelUploadBytes: number
+  bytes: Bytes
+  downloadedMs: number
+  paintedMs: number
+}
+
+/** One run's figures as history rows: the times, then the bytes of each kind. */
+function recordRun({ bytes, downloadedMs, paintedMs, load, ...at }: RunRecord): void {
+  const cores = os.cpus()
+  const context = {
+    date: new Date().toISOString(),
+    host: `${os.hostname()}: ${cores.length} cores, ${cores[0]?.model.trim() ?? 'unknown CPU'}`,
+    node: process.versions.node,
+    load,
+    commit: commitOf('worktree'),
+    command: `node ${process.argv.slice(1).join(' ').replaceAll(ROOT, '.')}`,
+  }
+  const figures = [
+    { metric: 'downloaded', value: downloadedMs, unit: 'ms' },
+    { metric: 'painted', value: paintedMs, unit: 'ms' },
+    ...[...CATEGORIES, 'total' as const].map((c) => ({ metric: `bytes_${c}`, value: bytes[c], unit: 'B' })),
+  ]
+  const lines = figures.map(({ metric, value, unit }) =>
+    JSON.stringify({ bench: 'console-open', metric, value, unit, ...context, ...at }),
+  )
+  mkdirSync(path.dirname(RESULTS), { recursive: true })
+  appendFileSync(RESULTS, `${lines.join('\n')}\n`)
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
@@ -261,33 +305,23 @@ async function main(): Promise<void> {
     for (let run = 1; run <= Number(args.runs); run++)
       for (const rate of rates)
         for (const variant of variants) {
-          const loadavg = os.loadavg()[0] ?? 0
           const figures = await openOnce(browser, variant, rate, latency)
           rows.push({ variant: variant.name, rate, ...figures })
           console.log(
             `run ${run} ${variant.name} ${rate} B/s: ${figures.bytes.total} B, downloaded ${figures.downloadedMs} ms, painted ${figures.paintedMs} ms`,
           )
-          if (!args['no-record']) {
-            mkdirSync(path.dirname(RESULTS), { recursive: true })
-            const line = {
-              bench: 'console-open',
-              date: new Date().toISOString(),
-              host: os.hostname(),
-              cpus: os.cpus().length,
-              loadavg1: Number(loadavg.toFixed(2)),
+          if (recording())
+            recordRun({
+              load: `1 min ${(os.loadavg()[0] ?? 0).toFixed(2)} at the run's end`,
               browser: `Chromium ${browser.version()} headless, SwiftShader`,
               variant: variant.name,
-              commit: commitOf(variant.name),
+              variantCommit: commitOf(variant.name),
               run,
-              downloadThroughput: rate,
+              rate,
               latencyMs: latency,
               modelUploadBytes: model.byteLength,
-              bytes: figures.bytes,
-              downloadedMs: figures.downloadedMs,
-              paintedMs: figures.paintedMs,
-            }
-            appendFileSync(RESULTS, `${JSON.stringify(line)}\n`)
-          }
+              ...figures,
+            })
         }
     report(rows)
   } finally {
