@@ -62,11 +62,7 @@ function wantsConsolePage(request: FastifyRequest): boolean {
  * Registers the console when it has been built (dist/index.html exists); otherwise `/` keeps
  * answering 404 and a warning says how to build it. Returns whether it is served.
  */
-export async function consoleRoutes(
-  app: FastifyInstance,
-  dist = CONSOLE_DIST,
-  options: { preCompressed?: boolean } = {},
-): Promise<boolean> {
+export async function consoleRoutes(app: FastifyInstance, dist = CONSOLE_DIST): Promise<boolean> {
   if (!existsSync(path.join(dist, 'index.html'))) {
     app.log.warn({ dist }, 'console not built (npm run build -w @tessera/console): / is not served')
     return false
@@ -79,7 +75,7 @@ export async function consoleRoutes(
       wildcard: false,
       // The compressed copies are representations of their file, not files of their own.
       globIgnore: ['**/*.br', '**/*.gz'],
-      preCompressed: options.preCompressed ?? true,
+      preCompressed: true,
       index: false,
       // reply.sendFile (below, for index.html) stays inside this scope.
       decorateReply: true,
