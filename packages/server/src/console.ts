@@ -2,7 +2,10 @@
 // Content-Security-Policy of its own and a single-page-app fallback. API routes are untouched: the
 // fallback is a wildcard route, which the router only picks when no API route matches, and it
 // answers index.html only to a GET that accepts HTML; anything else gets the usual 404 problem.
-import { existsSync, readFileSync } from 'node:fs'
+// The build writes brotli and gzip copies beside each compressible file (x.js.br, x.js.gz;
+// packages/console/scripts/precompress.ts); @fastify/static's `preCompressed` sends the one the
+// request's Accept-Encoding prefers (q-values honoured, q=0 refused), else the file itself.
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
@@ -30,12 +33,6 @@ export const CONSOLE_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ')
-
-function securityHeaders(reply: FastifyReply): void {
-  reply.header('content-security-policy', CONSOLE_CSP)
-  reply.header('x-content-type-options', 'nosniff')
-  reply.header('referrer-policy', 'same-origin')
-}
 
 /** First path segments that belong to the API (and operations): never answered with the console. */
 const API_SEGMENTS = new Set([
@@ -66,35 +63,39 @@ function wantsConsolePage(request: FastifyRequest): boolean {
  * answering 404 and a warning says how to build it. Returns whether it is served.
  */
 export async function consoleRoutes(app: FastifyInstance, dist = CONSOLE_DIST): Promise<boolean> {
-  const indexFile = path.join(dist, 'index.html')
-  if (!existsSync(indexFile)) {
+  if (!existsSync(path.join(dist, 'index.html'))) {
     app.log.warn({ dist }, 'console not built (npm run build -w @tessera/console): / is not served')
     return false
   }
-  // Read once: it is small, and the fallback answers it on every client-side route.
-  const indexHtml = readFileSync(indexFile)
   await app.register(async (scope) => {
     await scope.register(fastifyStatic, {
       root: dist,
       prefix: '/',
       // Only the files present at start get routes: no wildcard that would shadow API 404s.
       wildcard: false,
+      // The compressed copies are representations of their file, not files of their own.
+      globIgnore: ['**/*.br', '**/*.gz'],
+      preCompressed: true,
       index: false,
-      decorateReply: false,
+      // reply.sendFile (below, for index.html) stays inside this scope.
+      decorateReply: true,
       // Cache-Control is set per file below (the plugin's own would override it).
       cacheControl: false,
       // Hashed asset names never change content: cache them for a year; the rest revalidates.
+      // `filePath` is the file sent: x.js.br for a brotli answer, so each encoding has its own
+      // ETag (size and mtime of what is sent) and Content-Length. Every answer varies with
+      // Accept-Encoding, the identity one too: a shared cache must not give it to a brotli client.
       setHeaders: (res, filePath) => {
         res.setHeader('content-security-policy', CONSOLE_CSP)
         res.setHeader('x-content-type-options', 'nosniff')
+        res.setHeader('referrer-policy', 'same-origin')
+        res.setHeader('vary', 'accept-encoding')
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`)
         res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
       },
     })
-    const sendIndex = (reply: FastifyReply): FastifyReply => {
-      securityHeaders(reply)
-      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml)
-    }
+    // index.html through the same path as the assets: its brotli/gzip copy, ETag and 304.
+    const sendIndex = (reply: FastifyReply): FastifyReply => reply.sendFile('index.html')
     scope.get('/', { config: { auth: 'none' }, schema: { hide: true } }, (_request, reply) =>
       sendIndex(reply),
     )
