@@ -307,6 +307,42 @@ describe('the viewer by role', { timeout: 240_000 }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'viewer-typed-attributes.png') })
   })
 
+  it('on a phone, attribute keys wrap between words, never inside one', async () => {
+    const page = pages.admin as Page
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      await openViewer(page)
+      await selectBody(page)
+      for (const name of ['manufacturer', 'fire resistance rating']) {
+        await page.getByLabel('Attribute name').fill(name)
+        await page.getByLabel('Attribute value').fill('x')
+        await page.getByRole('button', { name: 'Set', exact: true }).click()
+        await page.getByLabel(`Value of ${name}`).waitFor()
+      }
+      // Each word of each key on one line: the distinct line tops of a word's text are one.
+      const broken = await page.evaluate(() => {
+        const found: string[] = []
+        for (const th of document.querySelectorAll<HTMLElement>('.attributes th[scope="row"]')) {
+          const text = th.firstChild
+          if (!(text instanceof Text)) continue
+          let at = 0
+          for (const word of (text.data ?? '').split(' ')) {
+            const range = document.createRange()
+            range.setStart(text, at)
+            range.setEnd(text, at + word.length)
+            const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)))
+            if (tops.size > 1) found.push(word)
+            at += word.length + 1
+          }
+        }
+        return found
+      })
+      assert.deepEqual(broken, [])
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+
   it('restoring a view stays on the Views tab; deleting a view can be undone', async () => {
     const page = pages.admin as Page
     await tab(page, /Views/).click()
