@@ -266,6 +266,19 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     const width = await p.evaluate(() => document.documentElement.scrollWidth)
     assert.ok(width <= PHONE.width, `the page is ${width} px wide`)
     await p.screenshot({ path: path.join(SHOTS, 'phone-webhooks.png') })
+    // The delivery log too: the screen stays 390 px wide (a wide table scrolls in its own box) and
+    // a delivery's buttons are reachable.
+    await p.getByRole('button', { name: 'Deliveries' }).first().click()
+    const delivery = p.locator('tr[data-delivery]').first()
+    await delivery.waitFor()
+    const overflow = await p.evaluate(() =>
+      [document.documentElement, document.querySelector('main')].map((el) =>
+        el ? el.scrollWidth - el.clientWidth : 0,
+      ),
+    )
+    assert.deepEqual(overflow, [0, 0], 'neither the page nor the screen scrolls sideways')
+    await delivery.getByRole('button', { name: 'Attempts' }).click()
+    await p.locator('[data-attempt="1"]').waitFor()
     assert.deepEqual(phoneErrors, [])
     await phone.close()
   })

@@ -149,12 +149,38 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
     await p.getByLabel('Role').selectOption('editor')
     await p.getByRole('button', { name: 'Share', exact: true }).click()
     await p.getByText(`Shared with ${BOB.email}.`).waitFor()
+    // The outcome is written at the end of the scrolling details panel: it is brought into view.
+    await p.waitForFunction(
+      () => {
+        const panel = document.querySelector('.details')?.getBoundingClientRect()
+        const said = document.querySelector('.details [role="status"]')?.getBoundingClientRect()
+        return panel && said && said.top >= panel.top && said.bottom <= panel.bottom + 1
+      },
+      undefined,
+      { timeout: 3000 },
+    )
     // No reload on Bob's side: the event stream brings it.
     const shared = row(bob.page, 'cube.stl')
     await shared.waitFor({ timeout: 10_000 })
     assert.equal((await shared.getByTestId('shared-by').innerText()).trim(), `${ADMIN_EMAIL} · editor ·`)
     await bob.page.screenshot({ path: path.join(SHOTS, 'shared-with-me.png') })
     assert.deepEqual(await seriousViolations(bob.page), [])
+    // From Shared with me to My files: Bob's own (empty) folder, never the shared listing under
+    // the other title (the screen is reused; a page error here once left it stale).
+    await bob.page.getByRole('link', { name: 'Files', exact: true }).click()
+    await bob.page.getByRole('heading', { name: 'My files' }).waitFor()
+    await bob.page.getByText('No files here yet.').waitFor()
+    assert.equal(await row(bob.page, 'cube.stl').count(), 0)
+    // A plain account's Account screen: no administration, and no refused request for it (Bob's
+    // page expects no failing status at all).
+    const asked = bob.page.waitForResponse((r) => new URL(r.url()).pathname === '/account/me')
+    await bob.page.getByRole('link', { name: 'Account' }).click()
+    await bob.page.getByRole('heading', { name: 'Account' }).waitFor()
+    await asked
+    await bob.page.waitForTimeout(500)
+    assert.equal(await bob.page.getByRole('region', { name: 'Administration' }).count(), 0)
+    await bob.page.getByRole('link', { name: 'Shared with me' }).click()
+    await shared.waitFor({ timeout: 10_000 })
 
     await p.getByRole('button', { name: `Revoke ${BOB.email}` }).click()
     await p.getByText(`Revoked ${BOB.email}.`).waitFor()
@@ -166,6 +192,17 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
     const p = admin.page
     // Shared and revoked above (`__v` moved twice): still the first revision.
     await p.getByTestId('revision-number').getByText(/^#1 /).waitFor()
+    assert.deepEqual(await revisionNumbers(p), [1])
+    // Another format under the file's name would only fail to convert: refused before any upload.
+    await p.getByTestId('revision-input').setInputFiles({
+      name: 'room.glb',
+      mimeType: 'model/gltf-binary',
+      buffer: Buffer.from('glTF'),
+    })
+    await p
+      .getByTestId('revision-refused')
+      .getByText(/must be a \.stl file too/)
+      .waitFor()
     assert.deepEqual(await revisionNumbers(p), [1])
     for (const [n, size] of [
       [2, 3],

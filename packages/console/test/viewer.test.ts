@@ -390,6 +390,14 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     )
     await page.keyboard.press('Enter')
     await tree.getByRole('treeitem', { name: `Part ${PARTS}`, exact: true, selected: true }).waitFor()
+    // The last row, its buttons and its focus ring are inside the box, not cut off by its bottom.
+    const clearance = await page.evaluate(() => {
+      const box = document.querySelector('.tree') as HTMLElement
+      const row = document.activeElement as HTMLElement
+      const hide = row.querySelector('button') ?? row
+      return box.getBoundingClientRect().bottom - box.clientTop - hide.getBoundingClientRect().bottom
+    })
+    assert.ok(clearance >= 3, `the last row's buttons end ${clearance.toFixed(1)} px above the box's edge`)
   })
 
   it('made no console errors', () => {

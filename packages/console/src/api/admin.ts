@@ -18,6 +18,12 @@ export class Admin {
     await unwrap(api.PUT('/account/password', { body: { currentPassword, newPassword } }))
   }
 
+  /** Whether the signed-in account is an admin (GET /account/me), asked before any admin route so
+   * that a plain account's visit makes no refused request. */
+  async isAdmin(): Promise<boolean> {
+    return (await unwrap(this.#connection.signedIn.api.GET('/account/me'))).account.isAdmin
+  }
+
   async accounts(): Promise<AccountSummary[]> {
     return (await unwrap(this.#connection.signedIn.api.GET('/admin/accounts'))).accounts
   }

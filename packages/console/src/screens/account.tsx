@@ -105,6 +105,7 @@ function AdminPanel() {
 
   const load = async () => {
     try {
+      if (!(await client.admin.isAdmin())) return setState('denied')
       setAccounts(await client.admin.accounts())
       setLicenses(await client.admin.licenses().catch(() => null))
       setState('ok')
@@ -145,44 +146,46 @@ function AdminPanel() {
           {error}
         </p>
       )}
-      <table class="grid">
-        <thead>
-          <tr>
-            <th>User</th>
-            <th>E-mail</th>
-            <th>State</th>
-            <th>
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {accounts.map((a) => (
-            <tr key={a.id}>
-              <td>
-                {a.username}
-                {a.isAdmin ? ' (admin)' : ''}
-              </td>
-              <td>{a.email}</td>
-              <td>{a.disabled ? 'disabled' : 'enabled'}</td>
-              <td>
-                {/* The server refuses to disable the caller's own account (it would lock them out). */}
-                {a.username === client.session.identity?.username ? (
-                  <span class="meta">you</span>
-                ) : (
-                  <button
-                    type="button"
-                    class="ghost small"
-                    onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
-                  >
-                    {a.disabled ? 'Enable' : 'Disable'}
-                  </button>
-                )}
-              </td>
+      <div class="table-scroll">
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>E-mail</th>
+              <th>State</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr key={a.id}>
+                <td>
+                  {a.username}
+                  {a.isAdmin ? ' (admin)' : ''}
+                </td>
+                <td>{a.email}</td>
+                <td>{a.disabled ? 'disabled' : 'enabled'}</td>
+                <td>
+                  {/* The server refuses to disable the caller's own account (it would lock them out). */}
+                  {a.username === client.session.identity?.username ? (
+                    <span class="meta">you</span>
+                  ) : (
+                    <button
+                      type="button"
+                      class="ghost small"
+                      onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
+                    >
+                      {a.disabled ? 'Enable' : 'Disable'}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <form
         class="inline wrap"
         aria-label="New account"

@@ -1,12 +1,12 @@
 // Annotations: placed by clicking the model (the 3D point and the camera are stored), listed,
 // opened (the camera flies there), edited and deleted as the file role and each annotation's own
-// lists allow (access.ts); a deletion can be undone for a few seconds (undo.tsx).
+// lists allow (access.ts); a deletion waits a few seconds for an Undo before it is sent (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Annotation, client } from '../api/index.ts'
 import { describeError } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type AnnotationRights, annotationRights, type FileAccess } from './access.ts'
-import { type Undoable, useUndo } from './undo.tsx'
+import { type Deletion, useDeferredDelete } from './undo.tsx'
 
 /** What the console stores in `targets[0]`: the picked point, its node and where the camera looked. */
 export interface PointTarget {
@@ -103,21 +103,12 @@ function DraftForm(props: { file: string; draft: Draft; act: Act; onDone: () => 
   )
 }
 
-/** The same annotation again (a new one: new ID, the restorer its author), as far as I could read it. */
-function recreate(a: Annotation): Undoable {
-  const { name, content, type, color, cameraX, cameraY, cameraZ, targets, tags } = a
-  const { readPermissions, writePermissions, permissions } = a
-  const fields = { name, content, type, color, cameraX, cameraY, cameraZ, targets, tags }
+/** Deleting an annotation: sent when its undo notice goes (undo.tsx). */
+function deletion(a: Annotation): Deletion {
   return {
+    id: a._id,
     text: `Annotation "${a.name || 'Note'}" deleted`,
-    restore: () =>
-      client.scene.createAnnotation({
-        file: a.file,
-        ...fields,
-        readPermissions,
-        writePermissions,
-        permissions,
-      }),
+    send: () => client.scene.deleteAnnotation(a._id),
   }
 }
 
@@ -126,7 +117,7 @@ function ItemButtons(props: {
   rights: AnnotationRights
   act: Act
   onEditing: (id: string | null) => void
-  onDeleted: (undo: Undoable) => void
+  onDeleted: (deletion: Deletion) => void
 }) {
   const { annotation: a, rights } = props
   const label = a.name || 'annotation'
@@ -147,11 +138,7 @@ function ItemButtons(props: {
           type="button"
           class="ghost small"
           aria-label={`Delete ${label}`}
-          onClick={() =>
-            void props
-              .act(() => client.scene.deleteAnnotation(a._id))
-              .then((ok) => ok && props.onDeleted(recreate(a)))
-          }
+          onClick={() => props.onDeleted(deletion(a))}
         >
           Delete
         </button>
@@ -168,7 +155,7 @@ function AnnotationItem(props: {
   act: Act
   onOpen: (a: Annotation) => void
   onEditing: (id: string | null) => void
-  onDeleted: (undo: Undoable) => void
+  onDeleted: (deletion: Deletion) => void
 }) {
   const a = props.annotation
   const act = props.act
@@ -216,7 +203,8 @@ export function AnnotationsPanel(props: {
 }) {
   const [editing, setEditing] = useState<string | null>(null)
   const [error, setError] = useState('')
-  const undo = useUndo(props.onChanged)
+  const undo = useDeferredDelete(props.onChanged)
+  const shown = props.annotations.filter((a) => a._id !== undo.hidden)
   const { capabilities, reason } = props.access
 
   async function act(work: () => Promise<unknown>): Promise<boolean> {
@@ -244,11 +232,11 @@ export function AnnotationsPanel(props: {
       {props.draft && (
         <DraftForm file={props.file} draft={props.draft} act={act} onDone={props.onDraftDone} />
       )}
-      {props.annotations.length === 0 ? (
+      {shown.length === 0 ? (
         <p class="hint">No annotations yet.</p>
       ) : (
         <ol class="items">
-          {props.annotations.map((a) => (
+          {shown.map((a) => (
             <AnnotationItem
               key={a._id}
               annotation={a}

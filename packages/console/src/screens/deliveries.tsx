@@ -106,48 +106,50 @@ export function DeliveryLog(props: { hook: Webhook }) {
       ) : deliveries.length === 0 ? (
         <p class="empty">No deliveries yet.</p>
       ) : (
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Created</th>
-              <th>Event</th>
-              <th>Status</th>
-              <th>Attempts</th>
-              <th>Last answer</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr key={d._id} data-delivery={d._id} data-status={d.status}>
-                <td>{formatDate(d.created)}</td>
-                <td>
-                  {d.event}
-                  {d.test ? ' (test)' : ''}
-                </td>
-                <td>
-                  <span class={`tag ${d.status}`}>{d.status}</span>
-                </td>
-                <td>{d.attemptCount}</td>
-                <td>{d.lastErrorCode ?? (d.lastStatusCode === null ? '—' : `HTTP ${d.lastStatusCode}`)}</td>
-                <td class="buttons">
-                  <button type="button" class="ghost small" onClick={() => void openAttempts(d._id)}>
-                    Attempts
-                  </button>
-                  <button
-                    type="button"
-                    class="ghost small"
-                    onClick={() => void act(() => client.webhooks.retry(id, d._id), 'Retry queued.')}
-                  >
-                    Retry
-                  </button>
-                </td>
+        <div class="table-scroll">
+          <table class="grid">
+            <thead>
+              <tr>
+                <th>Created</th>
+                <th>Event</th>
+                <th>Status</th>
+                <th>Attempts</th>
+                <th>Last answer</th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {deliveries.map((d) => (
+                <tr key={d._id} data-delivery={d._id} data-status={d.status}>
+                  <td>{formatDate(d.created)}</td>
+                  <td>
+                    {d.event}
+                    {d.test ? ' (test)' : ''}
+                  </td>
+                  <td>
+                    <span class={`tag ${d.status}`}>{d.status}</span>
+                  </td>
+                  <td>{d.attemptCount}</td>
+                  <td>{d.lastErrorCode ?? (d.lastStatusCode === null ? '—' : `HTTP ${d.lastStatusCode}`)}</td>
+                  <td class="buttons">
+                    <button type="button" class="ghost small" onClick={() => void openAttempts(d._id)}>
+                      Attempts
+                    </button>
+                    <button
+                      type="button"
+                      class="ghost small"
+                      onClick={() => void act(() => client.webhooks.retry(id, d._id), 'Retry queued.')}
+                    >
+                      Retry
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {detail && (
         <section class="attempts" aria-label="Attempts">

@@ -1,6 +1,6 @@
 // One file: state (and the failure reason in plain words), revision and history, downloads,
 // sharing, delete.
-import { useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, type FileRecord } from '../api/index.ts'
 import { linkClick } from '../router.ts'
 import { describeError, formatBytes, formatDate } from '../util.ts'
@@ -42,6 +42,12 @@ function Facts(props: { file: FileRecord; isOwner: boolean }) {
   )
 }
 
+/** `.stl` of `Part.STL`; '' when the name has none. */
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.')
+  return dot > 0 ? name.slice(dot).toLowerCase() : ''
+}
+
 /** The owner's buttons: a new revision (same name: the server matches revisions by path) and delete. */
 function OwnerButtons(props: {
   file: FileRecord
@@ -51,6 +57,8 @@ function OwnerButtons(props: {
 }) {
   const f = props.file
   const revision = useRef<HTMLInputElement>(null)
+  const [refused, setRefused] = useState('')
+  const extension = extensionOf(f.name)
   return (
     <>
       <button type="button" class="ghost" onClick={() => revision.current?.click()}>
@@ -61,12 +69,28 @@ function OwnerButtons(props: {
         type="file"
         hidden
         data-testid="revision-input"
+        accept={extension || undefined}
         onChange={(e) => {
           const picked = e.currentTarget.files?.[0]
-          if (picked) props.onUpload(new File([picked], f.name, { type: picked.type }))
           e.currentTarget.value = ''
+          if (!picked) return
+          // The revision takes the file's name: bytes of another format under it would only fail
+          // to convert (a GLB read as STL), so a picked file must have the same extension.
+          if (extensionOf(picked.name) !== extension) {
+            setRefused(
+              `A new revision of ${f.name} must be a ${extension || 'file without extension'} file too; ${picked.name} is not.`,
+            )
+            return
+          }
+          setRefused('')
+          props.onUpload(new File([picked], f.name, { type: picked.type }))
         }}
       />
+      {refused && (
+        <p class="error" role="alert" data-testid="revision-refused">
+          {refused}
+        </p>
+      )}
       <button
         type="button"
         class="danger"
@@ -193,6 +217,11 @@ export function FileDetails(props: {
   const isOwner = f.owner.toLowerCase() === me
   const [message, setMessage] = useState('')
   const [error, setError] = useState('')
+  // The outcome is written at the end of a panel that scrolls: brought into view, or it goes unseen.
+  const outcome = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (message || error) outcome.current?.scrollIntoView({ block: 'nearest' })
+  }, [message, error])
 
   async function act(work: () => Promise<unknown>, done?: string): Promise<void> {
     setError('')
@@ -218,16 +247,18 @@ export function FileDetails(props: {
       <Buttons file={f} isOwner={isOwner} act={act} onUpload={props.onUpload} onDeleted={props.onDeleted} />
       <Revisions file={f} />
       {isOwner && <Sharing file={f} act={act} />}
-      {message && (
-        <p class="ok" role="status">
-          {message}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <div ref={outcome}>
+        {message && (
+          <p class="ok" role="status">
+            {message}
+          </p>
+        )}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+      </div>
     </aside>
   )
 }

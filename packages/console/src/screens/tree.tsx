@@ -12,6 +12,8 @@ import { type Row, treeMove, visibleRows } from './tree-rows.ts'
 const ROW = 30
 /** The list scrolls past this height. */
 const MAX_HEIGHT = 360
+/** The box's padding (styles.css `.tree`): room for the focus ring, added to the rows' height. */
+const PAD = 5
 /** Rows drawn beyond the visible ones, so that a fast scroll shows no gap. */
 const OVERSCAN = 8
 
@@ -245,7 +247,7 @@ export function SceneTree(props: TreeProps) {
       aria-label="Scene tree"
       class="tree"
       ref={box}
-      style={{ height: `${height}px` }}
+      style={{ height: `${height + 2 * PAD}px` }}
       onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       onKeyDown={onKeyDown}
     >

@@ -1,53 +1,86 @@
-// "Annotation deleted — Undo": deleting an annotation or a saved view asks no question; instead this
-// notice offers, for UNDO_MS, to put it back (re-created with the same content: a new ID, and the
-// one who undoes becomes its author). The Undo button takes the focus (the deleted item's buttons
-// are gone), and the time stops running while the focus or the pointer is on the notice, so nobody
-// loses the chance mid-reach (WCAG 2.2.1).
+// "Annotation deleted — Undo": deleting an annotation or a saved view asks no question. The item
+// leaves the list at once, and the deletion is sent only when the notice goes (after UNDO_MS, on ✕,
+// on the next deletion, or when the panel closes). Undo before that cancels it, so the item comes
+// back as it was: same ID, author, date and place in the list (a re-created copy would be none of
+// those). The Undo button takes the focus (the deleted item's buttons are gone), and the time stops
+// running while the focus or the pointer is on the notice (WCAG 2.2.1).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../util.ts'
 
 export const UNDO_MS = 10_000
 
-export interface Undoable {
-  /** What was deleted, as the notice says it: `Annotation "Weld" deleted`. */
+export interface Deletion {
+  /** The item's ID: hidden from its list while the deletion waits. */
+  id: string
+  /** What is being deleted, as the notice says it: `Annotation "Weld" deleted`. */
   text: string
-  restore: () => Promise<unknown>
+  /** Sends the deletion to the server. */
+  send: () => Promise<unknown>
 }
 
-/** The notice of the last deletion (one at a time: a new one replaces it). */
-export function useUndo(onRestored: () => void) {
-  const [pending, setPending] = useState<Undoable | null>(null)
-  const notice = pending && (
-    <UndoNotice
-      key={pending.text}
-      undoable={pending}
-      onClose={() => setPending(null)}
-      onRestored={onRestored}
-    />
+/** The pending deletion (one at a time: a new one sends the previous), its notice and its error. */
+export function useDeferredDelete(onSent: () => void) {
+  const [pending, setPending] = useState<Deletion | null>(null)
+  const [error, setError] = useState('')
+  const current = useRef<Deletion | null>(null)
+  current.current = pending
+
+  const send = async (deletion: Deletion) => {
+    try {
+      await deletion.send()
+    } catch (e) {
+      setError(`Could not delete: ${describeError(e)}`)
+    }
+    onSent()
+  }
+  const offer = (deletion: Deletion) => {
+    setError('')
+    if (current.current) void send(current.current)
+    setPending(deletion)
+  }
+  const close = () => {
+    const deletion = current.current
+    setPending(null)
+    if (deletion) void send(deletion)
+  }
+  // Leaving the panel (another tab, another screen) or the page makes the deletion final.
+  useEffect(() => {
+    const flush = () => {
+      const deletion = current.current
+      current.current = null
+      if (deletion) void deletion.send().catch(() => undefined)
+    }
+    window.addEventListener('pagehide', flush)
+    return () => {
+      window.removeEventListener('pagehide', flush)
+      flush()
+    }
+  }, [])
+
+  const notice = (
+    <>
+      {pending && (
+        <UndoNotice key={pending.id} text={pending.text} onUndo={() => setPending(null)} onClose={close} />
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
   )
-  return { offer: setPending, notice }
+  return { offer, hidden: pending?.id ?? null, notice }
 }
 
-function UndoNotice(props: { undoable: Undoable; onClose: () => void; onRestored: () => void }) {
+function UndoNotice(props: { text: string; onUndo: () => void; onClose: () => void }) {
   const button = useRef<HTMLButtonElement>(null)
   const [held, setHeld] = useState(false)
-  const [error, setError] = useState('')
   useEffect(() => button.current?.focus(), [])
   useEffect(() => {
-    if (held || error) return
+    if (held) return
     const timer = setTimeout(props.onClose, UNDO_MS)
     return () => clearTimeout(timer)
-  }, [held, error])
-
-  async function undo(): Promise<void> {
-    try {
-      await props.undoable.restore()
-      props.onClose()
-      props.onRestored()
-    } catch (e) {
-      setError(`Could not undo: ${describeError(e)}`)
-    }
-  }
+  }, [held])
 
   return (
     <div
@@ -58,8 +91,8 @@ function UndoNotice(props: { undoable: Undoable; onClose: () => void; onRestored
       onMouseEnter={() => setHeld(true)}
       onMouseLeave={() => setHeld(false)}
     >
-      <span>{error || props.undoable.text}</span>
-      <button ref={button} type="button" class="small" onClick={() => void undo()}>
+      <span>{props.text}</span>
+      <button ref={button} type="button" class="small" onClick={props.onUndo}>
         Undo
       </button>
       <button type="button" class="ghost small" aria-label="Dismiss" onClick={props.onClose}>

@@ -1,13 +1,13 @@
 // Saved views (configurations): the camera (position + target in `cameraPosition`), the hidden
 // nodes (a `{type: "hidden", nodes}` entry in `modifiers`) and the selection (`selectedNodes`).
 // Saving needs the file's saveViews capability, deleting also the view's writePermissions
-// (access.ts); a deletion can be undone for a few seconds (undo.tsx).
+// (access.ts); a deletion waits a few seconds for an Undo before it is sent (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Configuration, type ConfigurationFields, client } from '../api/index.ts'
 import { describeError, formatDate } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type FileAccess, viewWritable } from './access.ts'
-import { type Undoable, useUndo } from './undo.tsx'
+import { type Deletion, useDeferredDelete } from './undo.tsx'
 
 export interface ViewState {
   camera: CameraState
@@ -35,20 +35,12 @@ export function fromConfiguration(c: Configuration): ViewState | null {
   }
 }
 
-/** The same view again: every stored setting; the server gives it a new ID, date and author. */
-function recreate(v: Configuration): Undoable {
-  const {
-    _id: _oldId,
-    author: _author,
-    lastModificationAuthor: _modifier,
-    date: _date,
-    lastModificationDate: _modified,
-    __v: _revision,
-    ...settings
-  } = v
+/** Deleting a view: sent when its undo notice goes (undo.tsx). */
+function deletion(v: Configuration): Deletion {
   return {
+    id: v._id,
     text: `View "${v.name}" deleted`,
-    restore: () => client.scene.saveConfiguration(settings as ConfigurationFields),
+    send: () => client.scene.deleteConfiguration(v._id),
   }
 }
 
@@ -91,7 +83,8 @@ export function ViewsPanel(props: {
   onChanged: () => void
 }) {
   const [error, setError] = useState('')
-  const undo = useUndo(props.onChanged)
+  const undo = useDeferredDelete(props.onChanged)
+  const shown = props.views.filter((v) => v._id !== undo.hidden)
 
   async function act(work: () => Promise<unknown>): Promise<boolean> {
     setError('')
@@ -113,11 +106,11 @@ export function ViewsPanel(props: {
         <p class="hint access-reason">{props.access.reason}</p>
       )}
       {undo.notice}
-      {props.views.length === 0 ? (
+      {shown.length === 0 ? (
         <p class="hint">No saved views.</p>
       ) : (
         <ul class="items">
-          {props.views.map((v) => {
+          {shown.map((v) => {
             const state = fromConfiguration(v)
             return (
               <li key={v._id}>
@@ -136,11 +129,7 @@ export function ViewsPanel(props: {
                     type="button"
                     class="ghost small"
                     aria-label={`Delete view ${v.name}`}
-                    onClick={() =>
-                      void act(() => client.scene.deleteConfiguration(v._id)).then(
-                        (ok) => ok && undo.offer(recreate(v)),
-                      )
-                    }
+                    onClick={() => undo.offer(deletion(v))}
                   >
                     Delete
                   </button>
