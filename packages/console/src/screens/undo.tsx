@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../util.ts'
 
-export const UNDO_MS = 10_000
+const UNDO_MS = 10_000
 
 export interface Undoable {
   /** What was deleted, as the notice says it: `Annotation "Weld" deleted`. */
