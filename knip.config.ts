@@ -11,6 +11,9 @@ const config: KnipConfig = {
       // (or by hand, see docs/benchmarks.md); bench/peers/* are imported by them.
       entry: ['bench/*.ts'],
       project: ['bench/**/*.ts'],
+      // dependency-cruiser's parser (.dependency-cruiser.cjs `parser: 'swc'`: TypeScript 7 has no
+      // JavaScript API); knip's dependency-cruiser support does not read that option.
+      ignoreDependencies: ['@swc/core'],
     },
     'packages/server': {
       // bin/tessera-server.js (package.json bin) imports src/cli/main.ts. The conversion child is
