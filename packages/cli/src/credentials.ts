@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util'
 import passwordPrompt from '@inquirer/password'
 import { NoLicenseAvailableError, Tessera } from '@tessera/client'
 
-export const DEFAULT_URL = 'http://127.0.0.1:8080'
+const DEFAULT_URL = 'http://127.0.0.1:8080'
 
 /** A problem the user can fix (bad arguments, not logged in): printed without a stack, exit 2. */
 export class ClientUsageError extends Error {}
@@ -44,7 +44,7 @@ export function resolveUrl(option: string | undefined, name = '--url'): string {
   return url.toString().replace(/\/+$/, '')
 }
 
-export function credentialsPath(): string {
+function credentialsPath(): string {
   const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config')
   return path.join(base, 'tessera', 'credentials.json')
 }
@@ -99,7 +99,7 @@ export async function readPassword(): Promise<string> {
 }
 
 /** The auth token to use: from TESSERA_USERNAME/TESSERA_PASSWORD (a fresh login), else the stored one. */
-export async function authTokenFor(
+async function authTokenFor(
   url: string,
 ): Promise<{ authToken: string } | { username: string; password: string }> {
   const username = process.env.TESSERA_USERNAME

@@ -12,7 +12,7 @@ function needsLogin(code: string): boolean {
  * `ECONNREFUSED 127.0.0.1:8080`, `ENOTFOUND nowhere.example`: the first system error in the causes;
  * else the innermost cause's message (`bad port`), which says more than `fetch failed`.
  */
-export function networkCause(error: unknown): string | undefined {
+function networkCause(error: unknown): string | undefined {
   let current: unknown = error
   let innermost: string | undefined
   for (let depth = 0; depth < 6 && current; depth++) {

@@ -22,13 +22,13 @@ export interface ListenOptions {
  * secret's UTF-8 bytes: verifyWebhook takes `secret`, and a Standard Webhooks library
  * (`new Webhook(…)`) takes `standard` = `whsec_` + base64 of those bytes, as is.
  */
-export function forwardingSecret(): { secret: string; standard: string } {
+function forwardingSecret(): { secret: string; standard: string } {
   const secret = randomBytes(24).toString('base64url')
   return { secret, standard: `whsec_${Buffer.from(secret, 'utf8').toString('base64')}` }
 }
 
 /** Standard Webhooks headers of one forwarded envelope (the server signs deliveries the same way). */
-export function signedHeaders(msgId: string, body: string, secret: string): Record<string, string> {
+function signedHeaders(msgId: string, body: string, secret: string): Record<string, string> {
   const timestamp = Math.floor(Date.now() / 1000)
   const signature = createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(`${msgId}.${timestamp}.${body}`)

@@ -115,18 +115,6 @@ export function errorFromAnswer(response: Response, body: unknown): TesseraError
   })
 }
 
-/** A problem document read from a raw Response (downloads, uploads). */
-export async function errorFromResponse(response: Response): Promise<TesseraError> {
-  const text = await response.text().catch(() => '')
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  return errorFromAnswer(response, body)
-}
-
 export function networkError(error: unknown, signal?: AbortSignal): TesseraError {
   if (error instanceof TesseraError) return error
   const aborted = signal?.aborted || (error instanceof Error && error.name === 'AbortError')

@@ -121,7 +121,7 @@ export function retryDelay(
 }
 
 /** Retry-After as milliseconds from `now`, or null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null) return null
   const text = value.trim()
   if (/^\d+$/.test(text)) return Number(text) * 1000

@@ -23,7 +23,7 @@ export interface Upload {
 const POLL_MS = 1500
 const FOLLOW_PER_TICK = 6
 /** A ready upload leaves the tray by itself after this long; a failed one stays until cleared. */
-export const KEEP_READY_MS = 60_000
+const KEEP_READY_MS = 60_000
 
 type Listener = () => void
 

@@ -32,8 +32,6 @@ declare module 'fastify' {
   }
 }
 
-export { API_VERSION } from './openapi.ts'
-export { createContext, type ServerContext } from './server-context.ts'
 export type { BuildOptions }
 
 const JSON_BODY_LIMIT = 1024 * 1024

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { openApiWebhooks } from './contract/index.ts'
 import { finishDocument } from './openapi-document.ts'
 
-export const API_VERSION = '0.1.0'
+const API_VERSION = '0.1.0'
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {

@@ -11,7 +11,7 @@ export { ApiError, isMissingRoute, isSessionLost, type SessionLostCode } from '.
 export type * from './types.ts'
 export { WEBHOOK_EVENTS } from './types.ts'
 
-export class Client {
+class Client {
   readonly connection: Connection
   readonly session: Session
   readonly files: Files

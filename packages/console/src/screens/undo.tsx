@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../util.ts'
 
-export const UNDO_MS = 10_000
+const UNDO_MS = 10_000
 
 export interface Deletion {
   /** The item's ID: hidden from its list while the deletion waits. */

@@ -15,7 +15,7 @@ export interface ViewState {
   selected: string | null
 }
 
-export function toConfiguration(state: ViewState): Partial<ConfigurationFields> {
+function toConfiguration(state: ViewState): Partial<ConfigurationFields> {
   return {
     cameraPosition: [...state.camera.position, ...state.camera.target],
     modifiers: [{ type: 'hidden', nodes: state.hidden }],
@@ -23,7 +23,7 @@ export function toConfiguration(state: ViewState): Partial<ConfigurationFields> 
   }
 }
 
-export function fromConfiguration(c: Configuration): ViewState | null {
+function fromConfiguration(c: Configuration): ViewState | null {
   const p = c.cameraPosition
   if (!Array.isArray(p) || p.length < 6) return null
   const modifiers = Array.isArray(c.modifiers) ? (c.modifiers as { type?: string; nodes?: unknown }[]) : []

@@ -17,7 +17,7 @@ export const ANNOTATION_PERMISSION_KEYS = [
 
 export type AnnotationPermissionKey = (typeof ANNOTATION_PERMISSION_KEYS)[number]
 
-export const AnnotationPermissions = Type.Object(
+const AnnotationPermissions = Type.Object(
   {
     _id: RecordId,
     writeTargets: AccessList,

@@ -81,5 +81,4 @@ export const WEBHOOK_PAYLOADS = {
   configuration_removed: envelope('configuration_removed'),
 } as const satisfies Record<EventName, TSchema>
 
-export type WebhookPayload<E extends EventName> = Static<(typeof WEBHOOK_PAYLOADS)[E]>
 export type EventData<E extends EventName> = Static<(typeof EVENT_DATA)[E]>

@@ -9,14 +9,14 @@ export const ShareRole = Type.Union([Type.Literal('viewer'), Type.Literal('edito
 })
 
 /** A file's conversion state: queued (upload, revision, retry) → converting → ready | error. */
-export const FileStateSchema = Type.Union(
+const FileStateSchema = Type.Union(
   [Type.Literal('queued'), Type.Literal('converting'), Type.Literal('ready'), Type.Literal('error')],
   { description: 'queued, converting, ready or error' },
 )
 export type FileState = Static<typeof FileStateSchema>
 
 /** One entry of a file record's `roles`: an account the owner shared the file with. */
-export const FileRoleEntry = Type.Object({
+const FileRoleEntry = Type.Object({
   email: Type.String({ description: 'e-mail of the account the file is shared with' }),
   role: ShareRole,
 })

@@ -4,19 +4,15 @@
 export {
   ANNOTATION_PERMISSION_KEYS,
   type AnnotationPermissionKey,
-  AnnotationPermissions,
   type AnnotationPermissionsShape,
   AnnotationRecord,
-  AnnotationRecordInUpdate,
   type AnnotationRecordShape,
 } from './annotation.ts'
 export { ATTEMPT_ERROR_CODES, type AttemptErrorCode } from './attempt-errors.ts'
-export { AttributeUpdatedData, NodeIdToAttributes } from './attributes.ts'
+export { NodeIdToAttributes } from './attributes.ts'
 export {
-  ConfigurationEventRecord,
   ConfigurationRecord,
   type ConfigurationRecordShape,
-  ConfigurationRemovedRecord,
   type ConfigurationSettings,
   defaultConfigurationSettings,
 } from './configuration.ts'
@@ -25,10 +21,9 @@ export {
   type EventData,
   WEBHOOK_PAYLOADS,
   WebhookEnvelope,
-  type WebhookPayload,
 } from './envelope.ts'
 export { EVENT_NAMES, type EventName, isEventName } from './events.ts'
-export { FileRecord, FileRoleEntry, type FileState, FileStateSchema, ShareRole } from './file-record.ts'
+export { FileRecord, type FileState, ShareRole } from './file-record.ts'
 export { ID_PATTERN } from './ids.ts'
-export { type OpenApiWebhook, openApiWebhooks } from './openapi-webhooks.ts'
+export { openApiWebhooks } from './openapi-webhooks.ts'
 export { type SampleContext, sampleData } from './samples.ts'

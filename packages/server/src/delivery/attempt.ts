@@ -38,7 +38,7 @@ export interface AttemptResult {
   gone: boolean
 }
 
-export const EXCERPT_BYTES = 4 * 1024
+const EXCERPT_BYTES = 4 * 1024
 
 const USER_AGENT = 'Tessera-Webhooks/1'
 
@@ -52,7 +52,7 @@ function excerpt(bytes: Buffer): string {
 }
 
 /** True for `application/json` with any parameters (charset), case-insensitive. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
+function isJsonMediaType(contentType: string | undefined): boolean {
   if (!contentType) return false
   return (contentType.split(';')[0] ?? '').trim().toLowerCase() === 'application/json'
 }

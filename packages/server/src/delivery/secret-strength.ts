@@ -13,12 +13,12 @@ import * as english from '@zxcvbn-ts/language-en'
 import { FOREIGN_WORDS, isKnownDigest, TRADE_WORDS } from './known-secrets.ts'
 import { INVISIBLE, poolBits, spelledBits, unleet } from './secret-readings.ts'
 
-export const MIN_SECRET_LENGTH = 16
-export const MAX_SECRET_LENGTH = 256
+const MIN_SECRET_LENGTH = 16
+const MAX_SECRET_LENGTH = 256
 /** The strength of 16 random hex digits, the weakest random secret worth accepting. */
-export const MIN_SECRET_BITS = 64
+const MIN_SECRET_BITS = 64
 /** bcrypt ignores every byte past the 72nd. */
-export const BCRYPT_MAX_BYTES = 72
+const BCRYPT_MAX_BYTES = 72
 const MIN_DISTINCT = 6
 
 let estimator: ZxcvbnFactory | undefined
@@ -82,7 +82,7 @@ function zxcvbn(): ZxcvbnFactory {
 }
 
 /** The longest prefix of whole characters that fits in `bytes` UTF-8 bytes. */
-export function utf8Prefix(text: string, bytes: number): string {
+function utf8Prefix(text: string, bytes: number): string {
   let used = 0
   let end = 0
   for (const char of text) {
@@ -170,7 +170,7 @@ function reaches(secret: string, bits: number): { ok: boolean; estimate: number 
 const QUICK_PREFIX = 24
 
 /** Does `secret`, in lower-case letters only, hold a famous passphrase? */
-export function holdsFamousPhrase(secret: string): boolean {
+function holdsFamousPhrase(secret: string): boolean {
   const letters = secret.toLowerCase().replace(/[^a-z]/g, '')
   return PHRASES.some((phrase) => letters.includes(phrase))
 }

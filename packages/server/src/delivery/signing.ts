@@ -30,7 +30,7 @@ const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Z
  * a webhook is created without one) also signs with the bytes it encodes, so that library verifies
  * with the secret as given too (`new Webhook(secret)`). Receivers accept any one signature.
  */
-export function signingKeys(secret: string): Buffer[] {
+function signingKeys(secret: string): Buffer[] {
   const utf8 = Buffer.from(secret, 'utf8')
   const encoded = STANDARD_SECRET.exec(secret)?.[1]
   if (encoded === undefined) return [utf8]
@@ -54,7 +54,7 @@ export function signatureHeaders(input: SignatureInput): SignatureHeaders {
 }
 
 /** Cost 10 is what the reference receivers' bcrypt compare expects in time (about 60 ms here). */
-export const SERVICE_TOKEN_COST = 10
+const SERVICE_TOKEN_COST = 10
 
 /**
  * The `x-service-token` value: bcrypt of the secretToken, computed once at registration (never per
@@ -67,10 +67,6 @@ export function hashServiceToken(secret: string): Promise<string> {
 
 // The strength rule lives in secret-strength.ts (zxcvbn-ts); re-exported for existing importers.
 export {
-  BCRYPT_MAX_BYTES,
   estimateSecretBits,
-  MAX_SECRET_LENGTH,
-  MIN_SECRET_BITS,
-  MIN_SECRET_LENGTH,
   secretStrength,
 } from './secret-strength.ts'

@@ -12,7 +12,7 @@ import { BlockList, isIP } from 'node:net'
 import type { AttemptErrorCode } from '../contract/index.ts'
 
 /** Why an address is not a public unicast address. */
-export type RefusalReason =
+type RefusalReason =
   | 'unspecified'
   | 'loopback'
   | 'private'
@@ -43,7 +43,7 @@ export class TargetRefused extends Error {
   }
 }
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string
   family: number
 }

@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely'
 import type { Executor } from '../platform/db/index.ts'
 import type { DeliveriesTable, DeliveryAttemptsTable } from '../platform/db/schema.ts'
 
-export type DeliveryRow = Selectable<DeliveriesTable>
+type DeliveryRow = Selectable<DeliveriesTable>
 export type AttemptRecord = Selectable<DeliveryAttemptsTable>
 
 // ---- the worker's leases -----------------------------------------------------------------------

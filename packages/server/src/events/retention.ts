@@ -38,7 +38,7 @@ export interface Pruned {
 // their second (platform/ids.ts), so they are the deliveries of that span of seconds.
 
 /** The smallest record id of the second `ms` falls in: every id made before that second is smaller. */
-export function firstIdOfSecond(ms: number): string {
+function firstIdOfSecond(ms: number): string {
   return `${Math.max(0, Math.floor(ms / 1000))
     .toString(16)
     .padStart(8, '0')}${'0'.repeat(16)}`
@@ -210,7 +210,7 @@ export async function noteFileDeleted(tx: Executor, fileId: string, now: number)
 }
 
 /** How often a process with a delivery worker sweeps. */
-export const SWEEP_EVERY_MS = 10 * 60_000
+const SWEEP_EVERY_MS = 10 * 60_000
 /** The pause before the next sweep when one used its whole budget (a backlog is worked off). */
 const BACKLOG_PAUSE_MS = 1000
 

@@ -20,7 +20,7 @@ export function streamUuid(eventId: string, accountId: string): string {
  * The webhook envelope `{file, event, data, owner, runTimestamp, uuid}` in the order and spelling the
  * delivery engine sends it (delivery/send.ts envelopeBody): `data` is the stored JSON text, spliced in.
  */
-export function streamEnvelope(row: StreamRow, ownerEmail: string): string {
+function streamEnvelope(row: StreamRow, ownerEmail: string): string {
   const text = JSON.stringify
   return `{"file":${text(row.file_id)},"event":${text(row.event)},"data":${row.data},"owner":${text(ownerEmail)},"runTimestamp":${text(Number(row.run_timestamp))},"uuid":${text(streamUuid(row.id, row.account_id))}}`
 }

@@ -15,7 +15,7 @@ import * as store from './stream-store.ts'
 import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
 import { streamChannel } from './wake.ts'
 
-export type StreamConfig = Pick<
+type StreamConfig = Pick<
   Config,
   'streamsPerAccount' | 'streamsMax' | 'streamHeartbeatMs' | 'streamBufferLimit' | 'streamPollMs'
 >

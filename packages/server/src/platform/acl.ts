@@ -4,7 +4,7 @@
 // list admits "*" (everyone with access to the file) or the e-mails it names. Records' authors and the
 // file's owner bypass the lists entirely; callers check that before asking here.
 
-export const EVERYONE = '*'
+const EVERYONE = '*'
 
 /** Lower-cased (account e-mails are stored lower-case), trimmed, without duplicates, order kept. */
 export function normalizeAccessList(list: readonly string[]): string[] {

@@ -8,7 +8,7 @@ import { AppError } from './errors.ts'
 export const AUTH_COOKIE = 'jsonwebtoken'
 export const SESSION_COOKIE = 'X-Service-Session'
 /** Either header proves the request came from script that may set custom headers (see below). */
-export const CSRF_HEADERS = ['x-tessera-csrf', 'x-requested-with'] as const
+const CSRF_HEADERS = ['x-tessera-csrf', 'x-requested-with'] as const
 
 /**
  * HttpOnly (no script reads the tokens), Path=/, Secure when the request came over HTTPS. The auth

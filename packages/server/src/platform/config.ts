@@ -110,7 +110,7 @@ function nonEmpty(raw: string): string {
   return raw.trim()
 }
 
-export const VARIABLES: Variable[] = [
+const VARIABLES: Variable[] = [
   { name: 'PORT', key: 'port', default: '8080', help: 'listen port', parse: integer(0, 65535) },
   { name: 'HOST', key: 'host', default: '127.0.0.1', help: 'listen address', parse: nonEmpty },
   {

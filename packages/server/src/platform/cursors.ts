@@ -11,7 +11,7 @@ import { isId } from './ids.ts'
  * The longest cursor, in characters: the base64url of the longest key (a 512-character node ID of
  * 4-byte characters is 2,731) with room. Each key's own rule bounds it more tightly.
  */
-export const CURSOR_MAX_LENGTH = 4096
+const CURSOR_MAX_LENGTH = 4096
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 

@@ -29,7 +29,7 @@ export function etagMatches(header: string, etag: string): boolean {
  * unit, several ranges, or syntax we do not understand). Throws 416 when the range lies beyond
  * the end.
  */
-export function parseRange(header: string | undefined, size: number): BlobRange | null {
+function parseRange(header: string | undefined, size: number): BlobRange | null {
   if (!header) return null
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
   if (!match) return null
@@ -59,7 +59,7 @@ function unsatisfiable(size: number): AppError {
 }
 
 /** `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 8187). */
-export function contentDisposition(fileName: string): string {
+function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(
     /['()*]/g,

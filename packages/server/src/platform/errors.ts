@@ -107,7 +107,3 @@ export class AppError extends Error {
     }
   }
 }
-
-export function problem(code: ErrorCode, detail: string): Problem {
-  return new AppError(code, detail).toProblem()
-}

@@ -4,9 +4,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import sjson from 'secure-json-parse'
 import { Type } from 'typebox'
 import { cursorHoldsNul, invalidCursor } from './cursors.ts'
-import { AppError, ERRORS, type ErrorCode, problem } from './errors.ts'
+import { AppError, ERRORS, type ErrorCode } from './errors.ts'
 
-export const ProblemSchema = Type.Object(
+const ProblemSchema = Type.Object(
   {
     success: Type.Literal(false),
     status: Type.Integer(),
@@ -73,7 +73,7 @@ interface SchemaError {
  * error per allowed value plus one for the union, which read as ten identical complaints; here the
  * allowed values are listed once. A missing or unknown property is named as the field itself.
  */
-export function describeValidation(where: string, errors: readonly SchemaError[]): string {
+function describeValidation(where: string, errors: readonly SchemaError[]): string {
   const byField = new Map<string, SchemaError[]>()
   for (const error of errors) {
     const field = `${where}${error.instancePath}`
@@ -186,7 +186,7 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
  * later), set in one place: scripts, styles, fonts and API calls from this origin only, images also
  * as data: URLs (Swagger UI's icons), no plugins, no <base> rewriting, no framing (clickjacking).
  */
-export const HTML_CSP = [
+const HTML_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -261,8 +261,6 @@ export function idOfDelete(body: { _id?: string } | undefined | null, query: { _
     throw new AppError('VALIDATION_FAILED', 'Give the _id to delete, as JSON body {"_id"} or as ?_id=.')
   return id
 }
-
-export { problem }
 
 /**
  * Sends JSON text that is already the answer (stored or spliced texts): a string with a JSON content

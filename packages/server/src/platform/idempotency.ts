@@ -15,9 +15,9 @@ import { AppError } from './errors.ts'
  */
 export const RESERVATION_TAKEOVER_MS = 60_000
 /** Expired keys removed per call of `pruneIdempotencyKeys`. */
-export const PRUNE_BATCH = 500
+const PRUNE_BATCH = 500
 const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
-export const MAX_KEY_LENGTH = 255
+const MAX_KEY_LENGTH = 255
 
 export interface IdempotencyLimits {
   ttlMs: number

@@ -31,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export const REPLAYED_HEADER = 'idempotent-replayed'
+const REPLAYED_HEADER = 'idempotent-replayed'
 
 const KEY_HEADER = Type.Object({
   'idempotency-key': Type.Optional(

@@ -25,7 +25,7 @@ interface RouteText {
 }
 
 /** The service behind the DELETE and the listing (modules/files/items.ts FileItems). */
-export interface ItemService {
+interface ItemService {
   remove(ctx: AppContext, caller: Auth, id: string): Promise<unknown>
   list(
     ctx: AppContext,

@@ -17,7 +17,7 @@ export interface InstanceKeys {
   publicPem: string
 }
 
-export const GENERATED_KEY_FILE = 'jwt-private.pem'
+const GENERATED_KEY_FILE = 'jwt-private.pem'
 
 /** Loads the configured key, or the generated one in the data dir (creating it on first start). */
 export async function loadInstanceKeys(options: {

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger, LoggerOptions } from 'pino'
+import type { Bindings, ChildLoggerOptions, Level, Logger, LoggerOptions } from 'pino'
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-service-session"]',
@@ -28,12 +28,6 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   }
-}
-
-export interface LoggerSetup {
-  level: string
-  /** Tests pass a stream to capture log lines. */
-  stream?: DestinationStream
 }
 
 export function requestId(req: IncomingMessage): string {

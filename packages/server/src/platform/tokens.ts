@@ -10,9 +10,9 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { AppError } from './errors.ts'
 import type { InstanceKeys } from './keys.ts'
 
-export const SESSION_TOKEN_TYP = 'tessera-session+jwt'
+const SESSION_TOKEN_TYP = 'tessera-session+jwt'
 /** How far in the future the `iat` of a token without `exp` may lie (clocks of SSO apps drift). */
-export const CLOCK_SKEW_MS = 60_000
+const CLOCK_SKEW_MS = 60_000
 
 export interface AuthClaims {
   accountId: string

@@ -9,12 +9,12 @@ import type { Executor } from './db/index.ts'
 import { pruneIdempotencyKeys } from './idempotency.ts'
 
 /** How often a live worker writes its heartbeat. */
-export const HEARTBEAT_MS = 2_000
+const HEARTBEAT_MS = 2_000
 const PRUNE_EVERY_TICKS = 30
 /** A heartbeat this old means the worker is gone (several missed beats: a busy loop is not death). */
-export const DEAD_AFTER_MS = 15_000
+const DEAD_AFTER_MS = 15_000
 
-export const HOST = hostname()
+const HOST = hostname()
 
 const HOST_TAG = HOST.replace(/[^a-zA-Z0-9]/g, '').slice(0, 32) || 'host'
 
@@ -33,7 +33,7 @@ export function abandonedTemp(name: string, ageMs: number, maxAgeMs: number): bo
 }
 
 /** Is a process of this host with this ID running? (Signal 0 only checks.) */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
@@ -44,7 +44,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-export async function beat(db: Executor, id: string, now = Date.now()): Promise<void> {
+async function beat(db: Executor, id: string, now = Date.now()): Promise<void> {
   const updated = await db
     .updateTable('workers')
     .set({ heartbeat_at: now })
@@ -57,7 +57,7 @@ export async function beat(db: Executor, id: string, now = Date.now()): Promise<
     .execute()
 }
 
-export async function forgetWorker(db: Executor, id: string): Promise<void> {
+async function forgetWorker(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('workers').where('id', '=', id).execute()
 }
 
@@ -86,7 +86,7 @@ export function keepAlive(db: Executor, id: string, onError: (err: unknown) => v
 }
 
 /** Registered workers that are known dead (never `self`). */
-export async function deadWorkers(db: Executor, self: string, now = Date.now()): Promise<string[]> {
+async function deadWorkers(db: Executor, self: string, now = Date.now()): Promise<string[]> {
   const rows = await db.selectFrom('workers').select(['id', 'pid', 'host', 'heartbeat_at']).execute()
   return rows
     .filter((row) => row.id !== self)

@@ -34,7 +34,7 @@ export function toAccount(row: repo.AccountRow): Account {
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{0,63}$/
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{1,63}$/
-export const MIN_PASSWORD_LENGTH = 10
+const MIN_PASSWORD_LENGTH = 10
 
 export interface NewAccount {
   email: string
@@ -44,7 +44,7 @@ export interface NewAccount {
 }
 
 /** Usernames and e-mails are case-insensitive: stored and compared in lower case. */
-export function normalize(value: string): string {
+function normalize(value: string): string {
   return value.trim().toLowerCase()
 }
 
@@ -176,7 +176,7 @@ export function timingDummy(): Promise<string> {
   return dummyHash
 }
 
-export interface LoginResult {
+interface LoginResult {
   account: Account
   token: string
   /** What is left of each failed-login budget: the answer's RateLimit fields. */

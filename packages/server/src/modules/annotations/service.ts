@@ -50,7 +50,7 @@ export interface AnnotationInput {
   permissions?: Partial<PermissionLists> & { _id?: string }
 }
 
-export const DEFAULT_COLOR = '#ffffff'
+const DEFAULT_COLOR = '#ffffff'
 
 function emptyPermissions(): PermissionLists {
   return Object.fromEntries(ANNOTATION_PERMISSION_KEYS.map((key) => [key, []])) as unknown as PermissionLists
@@ -66,7 +66,7 @@ function mergePermissions(current: PermissionLists, given: AnnotationInput['perm
   return merged
 }
 
-export function toRecord(row: repo.AnnotationRow): AnnotationRecordShape {
+function toRecord(row: repo.AnnotationRow): AnnotationRecordShape {
   const lists = JSON.parse(row.permissions) as PermissionLists
   const permissions = { _id: row.permissions_id } as AnnotationPermissionsShape
   // Fixed key order: `_id`, then the nine arrays as the spec lists them.

@@ -10,7 +10,7 @@ const AccessListInput = Type.Array(Type.String({ pattern: ACCESS_ENTRY_PATTERN, 
 })
 const Opaque = Type.Array(Type.Unknown(), { maxItems: 10_000 })
 
-export const UP_VECTORS = ['X+', 'X-', 'Y+', 'Y-', 'Z+', 'Z-'] as const
+const UP_VECTORS = ['X+', 'X-', 'Y+', 'Y-', 'Z+', 'Z-'] as const
 
 /** The fields of the record a client sets (every one optional: defaults on create, kept on update). */
 const fields = {

@@ -29,7 +29,7 @@ export type SaveInput = Static<typeof SaveConfigurationBody>
 
 type Settings = ConfigurationSettings
 
-export const DEFAULT_NAME = 'Untitled'
+const DEFAULT_NAME = 'Untitled'
 
 const defaultSettings = (): Settings => defaultConfigurationSettings(newId)
 
@@ -51,7 +51,7 @@ function applySettings(current: Settings, input: SaveInput): Settings {
   return next as Settings
 }
 
-export function toRecord(row: repo.ConfigurationRow): ConfigurationRecordShape {
+function toRecord(row: repo.ConfigurationRow): ConfigurationRecordShape {
   // Defaults first: a field added to the record later gets its default in rows stored before.
   const s: Settings = { ...defaultSettings(), ...(JSON.parse(row.settings) as Partial<Settings>) }
   return {

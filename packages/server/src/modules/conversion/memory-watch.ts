@@ -6,13 +6,13 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 
 /** Between two samples a child can allocate at most what it touches in this time (~100–200 MB). */
-export const RSS_SAMPLE_MS = 100
+const RSS_SAMPLE_MS = 100
 
 /** Without procfs (macOS, Windows) nothing is sampled: only the heap limit holds there. */
 const PROCFS = existsSync('/proc/self/status')
 
 /** The resident set of a process in KiB, or null when it cannot be read (gone, or no procfs). */
-export async function residentKb(pid: number): Promise<number | null> {
+async function residentKb(pid: number): Promise<number | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8')
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)

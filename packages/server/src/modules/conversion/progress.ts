@@ -3,7 +3,7 @@
 // stage is not lost), one write at a time, and never lower than what was written before.
 import { setTimeout as sleep } from 'node:timers/promises'
 
-export const PROGRESS_EVERY_MS = 250
+const PROGRESS_EVERY_MS = 250
 /** Writes are spaced this much more than the bound: jitter in write latency never brings two closer. */
 const MARGIN_MS = 15
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 export const FileParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
 /** A node of a file's scene tree; `children` nest the same shape. */
-export const SceneNode = Type.Cyclic(
+const SceneNode = Type.Cyclic(
   {
     SceneNode: Type.Object({
       id: Type.String({ description: 'stable node ID: what POST /scene/attributes accepts' }),

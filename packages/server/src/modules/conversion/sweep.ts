@@ -17,7 +17,7 @@ export const CONVERSION_TEMP_PREFIX = join(tmpdir(), `${PREFIX}${TEMP_OWNER}`)
  * Removes conversion temp folders whose process is gone (named by CONVERSION_TEMP_PREFIX) and any
  * older than the longest lease (a live conversion ends by then). Answers how many.
  */
-export async function sweepConversionTemp(timeoutMs: number, now = Date.now()): Promise<number> {
+async function sweepConversionTemp(timeoutMs: number, now = Date.now()): Promise<number> {
   const names = (await readdir(tmpdir()).catch(() => [] as string[])).filter((n) => n.startsWith(PREFIX))
   let removed = 0
   for (const name of names) {

@@ -8,7 +8,7 @@ import { pipelineIO } from './pipeline/io.ts'
 import { viewedScene } from './pipeline/scene-tree.ts'
 import { rasterize, type Soup } from './thumbnail-raster.ts'
 
-export const THUMBNAIL_LIMITS = {
+const THUMBNAIL_LIMITS = {
   /** Side of the PNG, in pixels. */
   size: 256,
   /** Triangles drawn at most: a bigger model is sampled (every k-th triangle). */

@@ -15,7 +15,7 @@ const ALLOWED: Record<FileNeed, readonly FileRole[]> = {
   owner: ['owner'],
 }
 
-export type AccessibleFile = NonNullable<Awaited<ReturnType<typeof findFileForAccount>>>
+type AccessibleFile = NonNullable<Awaited<ReturnType<typeof findFileForAccount>>>
 
 export interface FileAccess {
   file: AccessibleFile

@@ -33,7 +33,7 @@ export interface ItemRow {
 }
 
 /** An item table's SQL: its module's repository.ts. */
-export interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
+interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
   table: T
   find(db: Executor, id: string): Promise<Row | undefined>
   insert(db: Executor, row: Insertable<Database[T]>): Promise<unknown>

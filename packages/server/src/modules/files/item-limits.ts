@@ -3,7 +3,6 @@
 // and delete changes the totals in its transaction, after taking the file's lock (locks.ts), so
 // concurrent writers to one file check the caps one after another and never pass them together.
 // A cap only refuses growth: an update that shrinks a file already past a (lowered) cap passes.
-import type { Config } from '../../platform/config.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 
@@ -15,14 +14,12 @@ export interface ItemCaps {
   bytesVariable: string
 }
 
-export type ItemCapsOf = (config: Config) => ItemCaps
-
 export interface ItemTotals {
   items: number
   bytes: number
 }
 
-export async function readItemTotals(db: Executor, fileId: string, kind: string): Promise<ItemTotals> {
+async function readItemTotals(db: Executor, fileId: string, kind: string): Promise<ItemTotals> {
   const row = await db
     .selectFrom('file_item_totals')
     .select(['items', 'bytes'])

@@ -19,7 +19,7 @@ function pageStart(cursor: string | undefined, isKey: (key: string) => boolean):
 }
 
 /** A page size as the query gives it (digits); 400 past the maximum. */
-export function pageLimit(raw: string | undefined): number {
+function pageLimit(raw: string | undefined): number {
   if (raw === undefined) return LISTING_PAGE_MAX
   const limit = Number(raw)
   if (!(Number.isInteger(limit) && limit >= 1 && limit <= LISTING_PAGE_MAX)) {

@@ -2,9 +2,9 @@
 import { AppError } from '../../platform/errors.ts'
 
 /** Longest file name, in UTF-8 bytes (what common filesystems allow for one path segment). */
-export const NAME_MAX_BYTES = 255
+const NAME_MAX_BYTES = 255
 /** Longest directory path, in characters. */
-export const DIRECTORY_MAX_LENGTH = 1024
+const DIRECTORY_MAX_LENGTH = 1024
 
 // C0 and C1 control characters and DEL, and the bidirectional overrides and isolates that make a
 // name display differently from what it is ("evil\u202Egpj.exe").

@@ -8,7 +8,7 @@ import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts
 import { AppError } from '../../platform/errors.ts'
 
 /** Bytes of the files `accountId` owns, kept revisions included. */
-export async function storedFileBytes(db: Executor, accountId: string): Promise<number> {
+async function storedFileBytes(db: Executor, accountId: string): Promise<number> {
   const current = await db
     .selectFrom('files')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size'), eb.lit(0)).as('n'))

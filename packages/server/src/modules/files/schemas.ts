@@ -2,17 +2,14 @@ import { Type } from 'typebox'
 import { FileRecord, ShareRole } from '../../contract/index.ts'
 
 // The file record is part of the contract (webhook payloads carry it); re-exported for this module.
-export { FileRecord, FileRoleEntry, ShareRole } from '../../contract/index.ts'
+export { FileRecord, ShareRole } from '../../contract/index.ts'
 
 /** The caller's role on a file: its owner, or the role the owner shared it with them in. */
-export const CallerRole = Type.Union(
-  [Type.Literal('owner'), Type.Literal('editor'), Type.Literal('viewer')],
-  {
-    description:
-      'the caller’s role on this file: owner (every right), editor (also writes attributes, annotations and ' +
-      'saved views), viewer (reads and downloads only)',
-  },
-)
+const CallerRole = Type.Union([Type.Literal('owner'), Type.Literal('editor'), Type.Literal('viewer')], {
+  description:
+    'the caller’s role on this file: owner (every right), editor (also writes attributes, annotations and ' +
+    'saved views), viewer (reads and downloads only)',
+})
 
 const may = (description: string) => Type.Boolean({ description })
 
@@ -69,11 +66,6 @@ export const FileView = Type.Object(
 )
 
 const FileRef = Type.Ref('FileView')
-
-export const DirectoryListing = Type.Object({
-  success: Type.Literal(true),
-  files: Type.Array(FileRef),
-})
 
 export const FileAnswer = Type.Object({ success: Type.Literal(true), file: FileRef })
 export const Ok = Type.Object({ success: Type.Literal(true) })

@@ -9,23 +9,13 @@ import { AppError } from '../../platform/errors.ts'
 import { dropFileJobs } from '../../platform/job-queue.ts'
 import { requireFileAccess, roleOf } from './access.ts'
 import { lockFile } from './locks.ts'
-import { normalizeDirectory } from './names.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revision-repository.ts'
 import { removePrunedRevisions } from './revisions.ts'
 import { fileViewJson } from './view-json.ts'
 import { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
 
-export { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
-
-export async function listFiles(
-  ctx: AppContext,
-  accountId: string,
-  directory: string,
-): Promise<FileViewShape[]> {
-  const rows = await repo.listDirectory(ctx.db.kysely, accountId, normalizeDirectory(directory))
-  return rows.map((row) => toFileView(row, 'owner'))
-}
+export type { FileRecordShape, FileViewShape } from './views.ts'
 
 async function rowOf(db: Executor, fileId: string, accountId: string) {
   const row = await repo.findFileForAccount(db, fileId, accountId)
@@ -47,12 +37,7 @@ export async function viewOf(db: Executor, fileId: string, accountId: string): P
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
-export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
-  const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return toFileView(file, role)
-}
-
-/** getFile's answer as JSON text (view-json.ts): what GET /file/:id sends. */
+/** The file as its caller sees it, as JSON text (view-json.ts): what GET /file/:id sends. */
 export async function getFileJson(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
   const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
   return fileViewJson(file, role)

@@ -4,8 +4,6 @@
 import type { Executor } from '../../platform/db/index.ts'
 import * as repo from './repository.ts'
 
-export type { OptimizedAsset } from './repository.ts'
-
 /** What a conversion needs of the file: its current revision, blob and previous optimized asset. */
 export type ConversionSource = NonNullable<Awaited<ReturnType<typeof repo.findConversionSource>>>
 

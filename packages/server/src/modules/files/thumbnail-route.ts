@@ -12,7 +12,7 @@ import { FileParams } from './schemas.ts'
  * Browsers may reuse a thumbnail this long without asking; after that the ETag makes asking cheap
  * (304). A new revision keeps the URL, so it shows at most this late.
  */
-export const THUMBNAIL_MAX_AGE_S = 60
+const THUMBNAIL_MAX_AGE_S = 60
 
 export function thumbnailRoute(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.withTypeProvider<TypeBoxTypeProvider>().get(

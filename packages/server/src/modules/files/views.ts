@@ -37,13 +37,13 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
   }
 }
 
-export type FileCapabilitiesShape = Static<typeof FileCapabilities>
+type FileCapabilitiesShape = Static<typeof FileCapabilities>
 
 /**
  * What each role may do with a file: the same rules access.ts enforces (`write` for owner and
  * editor, `owner` for the rest), stated once for clients.
  */
-export function capabilitiesOf(role: FileRole): FileCapabilitiesShape {
+function capabilitiesOf(role: FileRole): FileCapabilitiesShape {
   const writes = role !== 'viewer'
   const owns = role === 'owner'
   return {

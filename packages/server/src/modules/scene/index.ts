@@ -1,9 +1,6 @@
 // Scene: attributes of the nodes of a file's scene tree, and where that tree is stored.
 export { sceneRoutes } from './routes.ts'
 export {
-  type NodeIdToAttributes,
-  readAttributes,
-  readSceneTree,
   replaceSceneTree,
   type SceneNode,
 } from './service.ts'

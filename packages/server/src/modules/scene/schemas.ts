@@ -2,8 +2,8 @@ import { Type } from 'typebox'
 import { ID_PATTERN, NodeIdToAttributes } from '../../contract/index.ts'
 import { cursorParam } from '../../platform/cursors.ts'
 
-export const MAX_NODES_PER_WRITE = 10_000
-export const MAX_ATTRIBUTES_PER_NODE = 256
+const MAX_NODES_PER_WRITE = 10_000
+const MAX_ATTRIBUTES_PER_NODE = 256
 /** Longest node ID an attribute write names, in characters (code points, as the schema counts). */
 export const NODE_ID_MAX_LENGTH = 512
 

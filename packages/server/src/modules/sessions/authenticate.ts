@@ -33,8 +33,6 @@ declare module 'fastify' {
   }
 }
 
-export { AUTH_COOKIE, SESSION_COOKIE } from '../../platform/browser.ts'
-
 function sessionRefusal(
   row: { superseded_at: number | null; ends_at: number | null; expires_at: number },
   now: number,

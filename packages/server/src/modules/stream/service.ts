@@ -12,7 +12,7 @@ const END_GRACE_MS = 5000
 const EVENT_ID = /^[0-9a-f]{24}$/
 
 /** `?events=a,b` as a set; null when absent. */
-export function eventsFilter(raw: string | undefined): ReadonlySet<string> | null {
+function eventsFilter(raw: string | undefined): ReadonlySet<string> | null {
   if (raw === undefined) return null
   const names = raw.split(',').map((name) => name.trim())
   const unknown = [...new Set(names.filter((name) => !isEventName(name)))]
@@ -27,7 +27,7 @@ export function eventsFilter(raw: string | undefined): ReadonlySet<string> | nul
 }
 
 /** Last-Event-ID from the header, or `?lastEventId=`; null when neither. */
-export function lastEventId(header: string | undefined, query: string | undefined): string | null {
+function lastEventId(header: string | undefined, query: string | undefined): string | null {
   if (header !== undefined && query !== undefined && header !== query) {
     throw new AppError('VALIDATION_FAILED', 'Last-Event-ID and lastEventId disagree; send one.')
   }
@@ -46,7 +46,7 @@ export function lastEventId(header: string | undefined, query: string | undefine
  * When the caller's auth token expires (the stream ends then) and when it was issued (a revocation
  * after it ends the stream); the token lifetime and 0 if it cannot tell.
  */
-export async function tokenTimes(
+async function tokenTimes(
   ctx: AppContext,
   request: FastifyRequest,
 ): Promise<{ expiresAt: number; issuedAt: number }> {
@@ -64,7 +64,7 @@ export async function tokenTimes(
 }
 
 /** Starts the SSE response on the raw socket (the reply is hijacked) and answers the hub's sink. */
-export function openSink(request: FastifyRequest, reply: FastifyReply): StreamSink {
+function openSink(request: FastifyRequest, reply: FastifyReply): StreamSink {
   reply.hijack()
   const res = reply.raw
   // The client may have left while the hub read the starting point: nothing to answer then.

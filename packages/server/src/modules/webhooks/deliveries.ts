@@ -13,9 +13,9 @@ import * as repo from './repository.ts'
 import type { DeliveryStatus } from './schemas.ts'
 import type { Owner } from './service.ts'
 
-export const DEFAULT_PAGE_SIZE = 50
+const DEFAULT_PAGE_SIZE = 50
 /** The most deliveries one page of the log holds. */
-export const MAX_PAGE_SIZE = 200
+const MAX_PAGE_SIZE = 200
 
 export interface DeliverySummaryShape {
   _id: string
@@ -34,7 +34,7 @@ export interface DeliverySummaryShape {
   completed: string | null
 }
 
-export interface AttemptShape {
+interface AttemptShape {
   attempt: number
   startedAt: string
   finishedAt: string
@@ -193,7 +193,7 @@ export async function retryDelivery(
 }
 
 /** Parses `since` (ISO 8601 or Unix milliseconds, also as a digit string). */
-export function parseSince(since: string | number): number {
+function parseSince(since: string | number): number {
   const value = typeof since === 'number' || /^\d+$/.test(since) ? Number(since) : Date.parse(since)
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new AppError('VALIDATION_FAILED', 'since must be an ISO 8601 date-time or Unix milliseconds.')

@@ -2,13 +2,13 @@ import { Type } from 'typebox'
 import { ATTEMPT_ERROR_CODES, EVENT_NAMES, ID_PATTERN } from '../../contract/index.ts'
 import { cursorParam } from '../../platform/cursors.ts'
 
-export const EventNameSchema = Type.Union(
+const EventNameSchema = Type.Union(
   EVENT_NAMES.map((name) => Type.Literal(name)),
   { description: 'Event listened to' },
 )
 
 /** What every webhook answer shows; never the secret. */
-export const WebhookAttributes = Type.Object({
+const WebhookAttributes = Type.Object({
   _id: Type.String({ pattern: ID_PATTERN }),
   event: EventNameSchema,
   url: Type.String({ description: 'Absolute http(s) URL receiving the POST requests' }),
@@ -89,7 +89,7 @@ export const WebhookParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 
 // ---- delivery log and operations ---------------------------------------------------------------
 
-export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'paused'] as const
+const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'paused'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 const DeliveryStatusSchema = Type.Union(
@@ -134,7 +134,7 @@ export const DeliverySummary = Type.Object(
   { $id: 'WebhookDelivery', title: 'WebhookDelivery' },
 )
 
-export const DeliveryAttempt = Type.Object({
+const DeliveryAttempt = Type.Object({
   attempt: Type.Integer({ minimum: 1 }),
   startedAt: Timestamp,
   finishedAt: Timestamp,

@@ -20,7 +20,7 @@ import * as repo from './repository.ts'
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100
 /** After a rotation the previous secret keeps signing this long. */
-export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600_000
+const SECRET_ROTATION_OVERLAP_MS = 24 * 3600_000
 
 export interface Owner {
   accountId: string
@@ -43,7 +43,7 @@ export interface WebhookResourceShape {
 }
 
 /** Why a webhook is disabled (webhooks.disabled_reason). */
-export type DisabledReason = 'owner' | 'gone' | 'failing'
+type DisabledReason = 'owner' | 'gone' | 'failing'
 
 const DISABLED_REASONS: readonly string[] = ['owner', 'gone', 'failing'] satisfies DisabledReason[]
 
@@ -54,7 +54,7 @@ function disabledReason(row: repo.WebhookRow): DisabledReason | null {
   return DISABLED_REASONS.includes(reason) ? (reason as DisabledReason) : 'owner'
 }
 
-export function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookResourceShape {
+function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookResourceShape {
   return {
     type: 'webhook',
     id: row.id,
@@ -75,7 +75,7 @@ export function toResource(row: repo.WebhookRow, ownerEmail: string): WebhookRes
  * Checks a webhook URL (syntax, scheme, and where it points) and returns its normalized form.
  * The target is checked again at every delivery, DNS answers included.
  */
-export async function checkUrl(ctx: AppContext, raw: string): Promise<string> {
+async function checkUrl(ctx: AppContext, raw: string): Promise<string> {
   let url: URL
   try {
     url = new URL(raw.trim())
@@ -129,7 +129,7 @@ export interface CreatedWebhook {
 }
 
 /** The Standard Webhooks form: `whsec_` + base64 of 32 random bytes (256 bits). */
-export function generateSecret(): string {
+function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 

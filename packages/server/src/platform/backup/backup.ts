@@ -51,7 +51,7 @@ export function findPgTool(name: 'pg_dump' | 'pg_restore'): string {
 }
 
 /** An empty (or new) folder, 0700. */
-export function prepareEmptyDir(dir: string): void {
+function prepareEmptyDir(dir: string): void {
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new BackupError(`${dir} is not empty`)
   makePrivateDir(dir)
 }

@@ -5,7 +5,7 @@ import type { Dialect } from '../db/index.ts'
 import { PRIVATE_FILE_MODE } from '../file-modes.ts'
 
 export const MANIFEST_FORMAT = 1
-export const MANIFEST_FILE = 'manifest.json'
+const MANIFEST_FILE = 'manifest.json'
 export const SQLITE_FILE = 'tessera.db'
 export const PG_DUMP_FILE = 'tessera.pgdump'
 export const BLOB_DIR = 'blobs'

@@ -3,7 +3,7 @@
 // its key only once every byte is stored, and an aborted or oversize write leaves nothing behind.
 import { FsBlobStore } from './fs.ts'
 
-export { assertSafeKey, LOCAL_BUCKET, MeasuringStream, publicBucketName } from './streams.ts'
+export { assertSafeKey, publicBucketName } from './streams.ts'
 
 export interface PutResult {
   size: number

@@ -10,4 +10,4 @@ export type { RowChangeListener, RowWatch, WatchedTable } from './row-changes.ts
 export { awaitRowChangesSeen } from './row-sync.ts'
 export type { Database } from './schema.ts'
 export { lockResource } from './transactions.ts'
-export type { Db, DbOptions, DirectResult, Executor, Tx } from './types.ts'
+export type { Db, Executor, Tx } from './types.ts'

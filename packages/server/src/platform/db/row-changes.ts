@@ -13,7 +13,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
 
 /** The tables whose updates and deletes are reported (by `id`). */
-export const WATCHED_TABLES = ['sessions', 'accounts'] as const
+const WATCHED_TABLES = ['sessions', 'accounts'] as const
 export type WatchedTable = (typeof WATCHED_TABLES)[number]
 /**
  * The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`; also the
@@ -22,7 +22,7 @@ export type WatchedTable = (typeof WATCHED_TABLES)[number]
 export const ROW_CHANGE_CHANNEL = 'tessera_auth_rows'
 export const SYNC_KIND = 'sync'
 export const ACK_KIND = 'ack'
-export const SEND_ROW_NOTICE = 'select pg_notify($1, $2)'
+const SEND_ROW_NOTICE = 'select pg_notify($1, $2)'
 // On the feed's LISTEN connection: its backend is the one the feed hears on.
 // Rows of feeds whose backend is gone (a process that died) go on the way, once an hour old: a row
 // re-registered this moment by another feed (on a new backend this statement's view of

@@ -17,7 +17,7 @@ import { ACK_KIND, ROW_CHANGE_CHANNEL, SYNC_KIND } from './row-changes.ts'
 import type { Database } from './schema.ts'
 
 /** How long a writer waits for every feed's acknowledgement. */
-export const SYNC_WAIT_MS = 2_000
+const SYNC_WAIT_MS = 2_000
 
 const LIVE_FEEDS = sql<{ feed_id: string }>`select l.feed_id from auth_listeners l
   join pg_stat_activity a on a.pid = l.pid and a.backend_start = l.backend_start`

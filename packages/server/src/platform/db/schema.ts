@@ -32,7 +32,7 @@ export interface SessionsTable {
   superseded_at: number | null
 }
 
-export interface LoginFailuresTable {
+interface LoginFailuresTable {
   key: string
   window_start: number
   count: number
@@ -124,7 +124,7 @@ export interface EventsTable {
 }
 
 /** The live event stream's log: who may read which event, in commit order (migration 0014). */
-export interface EventStreamTable {
+interface EventStreamTable {
   /** Assigned at insert; on PostgreSQL ordered by `tx` first (see the migration). */
   seq: Generated<number>
   /** PostgreSQL: the emitting transaction's id (xid8 as a number); SQLite: 0. */
@@ -135,7 +135,7 @@ export interface EventStreamTable {
 }
 
 /** A deleted file whose events are not all pruned yet (migration 0022, events/retention.ts). */
-export interface DeletedFilesTable {
+interface DeletedFilesTable {
   file_id: string
   deleted_at: number
 }
@@ -208,7 +208,7 @@ export interface FileRevisionsTable {
 }
 
 /** The process registry (platform/workers.ts): one row per live or recently dead worker. */
-export interface WorkersTable {
+interface WorkersTable {
   /** The worker's ID, the `leased_by` of its jobs. */
   id: string
   pid: number
@@ -217,7 +217,7 @@ export interface WorkersTable {
   heartbeat_at: number
 }
 
-export interface JobsTable {
+interface JobsTable {
   id: string
   /** 'convert': turn the file's current revision into an optimized GLB (modules/conversion). */
   kind: string
@@ -243,7 +243,7 @@ export interface JobsTable {
   updated_at: number
 }
 
-export interface SceneNodesTable {
+interface SceneNodesTable {
   file_id: string
   /** Stable node ID of the file's scene tree (what scene attributes are keyed by). */
   node_id: string
@@ -253,7 +253,7 @@ export interface SceneNodesTable {
   position: number
 }
 
-export interface SceneAttributesTable {
+interface SceneAttributesTable {
   file_id: string
   node_id: string
   /** Attribute name. */
@@ -265,7 +265,7 @@ export interface SceneAttributesTable {
 }
 
 /** Running totals of a file's scene attributes (kept by every attribute write). */
-export interface SceneAttributeTotalsTable {
+interface SceneAttributeTotalsTable {
   file_id: string
   attributes: number
   /** UTF-8 bytes of the names plus the JSON text of the values. */
@@ -273,7 +273,7 @@ export interface SceneAttributeTotalsTable {
 }
 
 /** Running totals of a file's annotations or configurations (kept by every create, update and delete). */
-export interface FileItemTotalsTable {
+interface FileItemTotalsTable {
   file_id: string
   /** The item's noun: 'annotation' or 'configuration'. */
   kind: string
@@ -330,7 +330,7 @@ export interface ConfigurationsTable {
 }
 
 /** Idempotency-Key of a create request (platform/idempotency.ts). */
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   account_id: string
   key: string
   request_hash: string

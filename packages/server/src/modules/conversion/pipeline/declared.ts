@@ -5,7 +5,7 @@
 // these checks is still bounded by the conversion's memory limit (../memory-watch.ts).
 import { ConversionError } from './types.ts'
 
-export const DECLARED_LIMITS = {
+const DECLARED_LIMITS = {
   /** Decoded data any input may declare, whatever its size (zero-filled or sparse accessors, …)… */
   freeBytes: 64 * 1024 ** 2,
   /** …and beyond it at most this many times its own bytes (Draco and meshopt expand ~5–20×). */

@@ -13,7 +13,7 @@ import { estimateQuantizationBits } from './quantization.ts'
 import { buildSceneTree } from './scene-tree.ts'
 import type { EncodingChoice, TreeNode } from './types.ts'
 
-export type Encoding = EncodingChoice['chosen']
+type Encoding = EncodingChoice['chosen']
 
 /** Compression extensions an input used, read before the importer drops them. */
 export interface InputEncoding {

@@ -18,7 +18,7 @@ import { instanceAnonymousMeshes, keepViewedSceneOnly, pruneAnonymousLeaves } fr
 import { capAndRecompressTextures, type TextureMode } from './textures.ts'
 
 /** The CLI's defaults, kept so that our output is comparable (and the bench fair). */
-export const OPTIMIZE_SETTINGS = {
+const OPTIMIZE_SETTINGS = {
   instanceMin: 5,
   paletteMin: 5,
   /** Simplification error bound, as a fraction of the mesh's extent: visually lossless. */

@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto'
 import type { Document, Node, Scene } from '@gltf-transform/core'
 import type { TreeNode } from './types.ts'
 
-export const NODE_ID_EXTRAS_KEY = 'tesseraId'
+const NODE_ID_EXTRAS_KEY = 'tesseraId'
 
-export function nodeId(parentId: string, name: string, sameNameIndex: number): string {
+function nodeId(parentId: string, name: string, sameNameIndex: number): string {
   return createHash('sha256')
     .update(`${parentId}\u0000${name}\u0000${sameNameIndex}`)
     .digest('hex')

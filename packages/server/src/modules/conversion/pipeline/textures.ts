@@ -5,15 +5,13 @@ import type { Sharp } from 'sharp'
 import { declaredBudget, tooMuchDeclared } from './declared.ts'
 
 /** Larger textures are scaled down to fit (aspect kept): viewers cannot use more on most GPUs. */
-export const MAX_TEXTURE_SIZE = 4096
+const MAX_TEXTURE_SIZE = 4096
 
 /**
  * `webp`: a texture is stored as WebP (EXT_texture_webp) when that is smaller than its PNG/JPEG
  * form; `keep`: textures stay in their format, for viewers without WebP support.
  */
 export type TextureMode = 'webp' | 'keep'
-
-export const TEXTURE_MODES: readonly TextureMode[] = ['webp', 'keep']
 
 /** The mode of TESSERA_CONVERSION_TEXTURES (inherited by the conversion's child process). */
 export function textureModeFromEnv(env: Record<string, string | undefined> = process.env): TextureMode {

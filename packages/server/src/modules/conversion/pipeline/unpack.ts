@@ -26,7 +26,7 @@ export const MODEL_FORMATS: ReadonlyMap<string, ImporterKind> = new Map([
   ['.ifc', 'ifc'],
 ])
 
-export const ZIP_LIMITS = {
+const ZIP_LIMITS = {
   maxEntries: 10_000,
   /** Hard cap on the unpacked size, whatever the zip's size. */
   maxTotalBytes: 2 * 1024 ** 3,
