@@ -3,9 +3,9 @@
 // Biome's noExcessiveLinesPerFunction counts comment lines and misses some nested callbacks, so the
 // console measures with the TypeScript parser itself (the tsgo API of the `typescript` package).
 import path from 'node:path'
-import { API } from 'typescript/unstable/sync'
 import type { Node, SourceFile } from 'typescript/unstable/ast'
 import { computeLineStarts } from 'typescript/unstable/ast/scanner'
+import { API } from 'typescript/unstable/sync'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const LIMIT = 80
