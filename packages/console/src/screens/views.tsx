@@ -4,7 +4,9 @@
 // (access.ts); a deletion can be undone for a few seconds (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Configuration, type ConfigurationFields, client } from '../api/index.ts'
-import { describeError, formatDate } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { type Act, useAction } from '../ui/use-action.ts'
+import { formatDate } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type FileAccess, viewWritable } from './access.ts'
 import { type Undoable, useUndo } from './undo.tsx'
@@ -52,11 +54,7 @@ function recreate(v: Configuration): Undoable {
   }
 }
 
-function SaveViewForm(props: {
-  file: string
-  current: () => ViewState
-  act: (work: () => Promise<unknown>) => Promise<boolean>
-}) {
+function SaveViewForm(props: { file: string; current: () => ViewState; act: Act }) {
   const [name, setName] = useState('')
   return (
     <form
@@ -90,19 +88,13 @@ export function ViewsPanel(props: {
   onRestore: (state: ViewState) => void
   onChanged: () => void
 }) {
-  const [error, setError] = useState('')
+  const action = useAction()
   const undo = useUndo(props.onChanged)
 
-  async function act(work: () => Promise<unknown>): Promise<boolean> {
-    setError('')
-    try {
-      await work()
-      props.onChanged()
-      return true
-    } catch (e) {
-      setError(describeError(e))
-      return false
-    }
+  const act: Act = async (work) => {
+    const ok = await action.run(work)
+    if (ok) props.onChanged()
+    return ok
   }
 
   return (
@@ -150,11 +142,7 @@ export function ViewsPanel(props: {
           })}
         </ul>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
     </section>
   )
 }

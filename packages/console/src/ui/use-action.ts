@@ -3,6 +3,9 @@
 import { useState } from 'preact/hooks'
 import { describeError } from '../util.ts'
 
+/** Runs a change and answers whether it succeeded (the panels' `act`, passed to their parts). */
+export type Act = (work: () => Promise<unknown>) => Promise<boolean>
+
 export function useAction(describe: (error: unknown) => string = describeError) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState('')
