@@ -2,6 +2,7 @@
 // Routes a server does not have yet answer 404 ROUTE_NOT_FOUND: shown as "not available".
 import { useEffect, useState } from 'preact/hooks'
 import { type AccountSummary, ApiError, client, isMissingRoute, type LicenseUsage } from '../api/index.ts'
+import { GridHead } from '../ui/grid-head.tsx'
 import { Notice } from '../ui/notice.tsx'
 import { useAction } from '../ui/use-action.ts'
 import { describeError, formatDate } from '../util.ts'
@@ -138,16 +139,7 @@ type Act = (work: () => Promise<unknown>) => Promise<boolean>
 function AccountTable(props: { accounts: AccountSummary[]; act: Act }) {
   return (
     <table class="grid">
-      <thead>
-        <tr>
-          <th>User</th>
-          <th>E-mail</th>
-          <th>State</th>
-          <th>
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <GridHead columns={['User', 'E-mail', 'State']} />
       <tbody>
         {props.accounts.map((a) => (
           <tr key={a.id}>

@@ -2,6 +2,7 @@
 // response excerpt); retry one, recover since a time, send a test event.
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, type Delivery, type DeliveryDetail, type Webhook } from '../api/index.ts'
+import { GridHead } from '../ui/grid-head.tsx'
 import { Notice } from '../ui/notice.tsx'
 import { useAction } from '../ui/use-action.ts'
 import { formatDate } from '../util.ts'
@@ -127,18 +128,7 @@ function DeliveryTable(props: {
 }) {
   return (
     <table class="grid">
-      <thead>
-        <tr>
-          <th>Created</th>
-          <th>Event</th>
-          <th>Status</th>
-          <th>Attempts</th>
-          <th>Last answer</th>
-          <th>
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <GridHead columns={['Created', 'Event', 'Status', 'Attempts', 'Last answer']} />
       <tbody>
         {props.deliveries.map((d) => (
           <tr key={d._id} data-delivery={d._id} data-status={d.status}>

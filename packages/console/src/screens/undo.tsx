@@ -4,6 +4,7 @@
 // are gone), and the time stops running while the focus or the pointer is on the notice, so nobody
 // loses the chance mid-reach (WCAG 2.2.1).
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { useAction } from '../ui/use-action.ts'
 import { describeError } from '../util.ts'
 
 export const UNDO_MS = 10_000
@@ -31,7 +32,7 @@ export function useUndo(onRestored: () => void) {
 function UndoNotice(props: { undoable: Undoable; onClose: () => void; onRestored: () => void }) {
   const button = useRef<HTMLButtonElement>(null)
   const [held, setHeld] = useState(false)
-  const [error, setError] = useState('')
+  const { error, run } = useAction((e) => `Could not undo: ${describeError(e)}`)
   useEffect(() => button.current?.focus(), [])
   useEffect(() => {
     if (held || error) return
@@ -40,13 +41,9 @@ function UndoNotice(props: { undoable: Undoable; onClose: () => void; onRestored
   }, [held, error])
 
   async function undo(): Promise<void> {
-    try {
-      await props.undoable.restore()
-      props.onClose()
-      props.onRestored()
-    } catch (e) {
-      setError(`Could not undo: ${describeError(e)}`)
-    }
+    if (!(await run(() => props.undoable.restore()))) return
+    props.onClose()
+    props.onRestored()
   }
 
   return (

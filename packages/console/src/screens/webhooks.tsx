@@ -2,6 +2,7 @@
 // delete; the delivery log with every attempt, retry, recover since a time, and a test event.
 import { useEffect, useState } from 'preact/hooks'
 import { client, WEBHOOK_EVENTS, type Webhook, type WebhookEvent } from '../api/index.ts'
+import { GridHead } from '../ui/grid-head.tsx'
 import { Notice } from '../ui/notice.tsx'
 import { useAction } from '../ui/use-action.ts'
 import { describeError, randomSecret, secretStrength } from '../util.ts'
@@ -60,16 +61,7 @@ function WebhookTable(props: {
   const { open, act } = props
   return (
     <table class="grid hooks">
-      <thead>
-        <tr>
-          <th>Event</th>
-          <th>URL</th>
-          <th>State</th>
-          <th>
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <GridHead columns={['Event', 'URL', 'State']} />
       <tbody>
         {props.hooks.map((h) => (
           <tr key={h._id} class={open === h._id ? 'selected' : ''} data-webhook={h._id}>
