@@ -7,7 +7,11 @@ import type { Node, SourceFile } from 'typescript/unstable/ast'
 import { computeLineStarts } from 'typescript/unstable/ast/scanner'
 import { API } from 'typescript/unstable/sync'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
+// `--project DIR` measures another package laid out the same way (tsconfig.json, src/): the test's.
+const projectArg = process.argv.indexOf('--project')
+const ROOT = path.resolve(
+  projectArg > 0 ? (process.argv[projectArg + 1] ?? '.') : path.join(import.meta.dirname, '..'),
+)
 const LIMIT = 80
 // SyntaxKind names of the function-like nodes measured (numbers differ between TypeScript versions).
 const FUNCTION_KINDS = new Set([
@@ -78,7 +82,7 @@ function codeLines(sf: SourceFile): boolean[] {
   })
 }
 
-let kindNames: Record<number, string> = {}
+const kindNames: Record<number, string> = {}
 function kindName(node: Node): string {
   return kindNames[node.kind] ?? ''
 }
@@ -116,7 +120,9 @@ function measure(sf: SourceFile): string[] {
 
 async function main(): Promise<void> {
   const { SyntaxKind } = await import('typescript/unstable/ast')
-  kindNames = Object.fromEntries(Object.entries(SyntaxKind).map(([name, value]) => [value, name]))
+  // The first name of each kind: later aliases (FirstTemplateToken, LastTemplateToken, …) share values.
+  for (const [name, value] of Object.entries(SyntaxKind))
+    if (typeof value === 'number' && !(value in kindNames)) kindNames[value] = name
   const api = new API({ cwd: ROOT })
   try {
     const snapshot = api.updateSnapshot({ openProjects: [path.join(ROOT, 'tsconfig.json')] })
