@@ -269,11 +269,7 @@ export function ViewerScreen(props: { id: string }) {
           }}
           views={{
             views,
-            current: () => ({
-              camera: engine.current?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
-              hidden: [...hidden],
-              selected,
-            }),
+            current: () => currentView(engine.current, hidden, selected),
             onRestore: state.restore,
             onChanged: reloadViews,
           }}
@@ -315,4 +311,13 @@ function Viewport(props: {
       </p>
     </div>
   )
+}
+
+/** What "Save view" stores: the camera (a default one before the engine is up), hidden and selected parts. */
+function currentView(engine: ViewerEngine | null, hidden: Set<string>, selected: string | null): ViewState {
+  return {
+    camera: engine?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
+    hidden: [...hidden],
+    selected,
+  }
 }
