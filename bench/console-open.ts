@@ -22,7 +22,6 @@
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { Tessera } from '@tessera/client'
 import { type Browser, type BrowserContext, type CDPSession, chromium } from 'playwright-core'

@@ -1,6 +1,7 @@
 // The shell: sign-in gate, navigation, the session banner and the screens.
 import { useEffect, useState } from 'preact/hooks'
 import { client, type SessionLostCode } from './api/index.ts'
+import type { Identity } from './api/session.ts'
 import { linkClick, navigate, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
@@ -99,33 +100,9 @@ export function App() {
       />
     )
   }
-  const path = location.path
   return (
     <div class="shell">
-      <header class="topbar">
-        <a class="brand" href="/files" onClick={(e) => linkClick(e, '/files')}>
-          Tessera
-        </a>
-        <nav aria-label="Main">
-          {NAV.map((item) => (
-            <a
-              key={item.to}
-              href={item.to}
-              aria-current={item.match(path) ? 'page' : undefined}
-              onClick={(e) => linkClick(e, item.to)}
-            >
-              {item.label}
-            </a>
-          ))}
-        </nav>
-        <span class="who" title={identity.email}>
-          {identity.username}
-        </span>
-        <ThemeSwitch />
-        <button type="button" class="ghost" onClick={() => void signOut()}>
-          Sign out
-        </button>
-      </header>
+      <TopBar identity={identity} path={location.path} onSignOut={() => void signOut()} />
       {lost && (
         <div class="banner" role="alert">
           <span>{LOST[lost]}</span>
@@ -139,8 +116,37 @@ export function App() {
         </div>
       )}
       <UploadTray />
-      <main key={epoch}>{route(path, location.query)}</main>
+      <main key={epoch}>{route(location.path, location.query)}</main>
     </div>
+  )
+}
+
+function TopBar(props: { identity: Identity; path: string; onSignOut: () => void }) {
+  return (
+    <header class="topbar">
+      <a class="brand" href="/files" onClick={(e) => linkClick(e, '/files')}>
+        Tessera
+      </a>
+      <nav aria-label="Main">
+        {NAV.map((item) => (
+          <a
+            key={item.to}
+            href={item.to}
+            aria-current={item.match(props.path) ? 'page' : undefined}
+            onClick={(e) => linkClick(e, item.to)}
+          >
+            {item.label}
+          </a>
+        ))}
+      </nav>
+      <span class="who" title={props.identity.email}>
+        {props.identity.username}
+      </span>
+      <ThemeSwitch />
+      <button type="button" class="ghost" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </header>
   )
 }
 

@@ -2,6 +2,9 @@
 // Routes a server does not have yet answer 404 ROUTE_NOT_FOUND: shown as "not available".
 import { useEffect, useState } from 'preact/hooks'
 import { type AccountSummary, ApiError, client, isMissingRoute, type LicenseUsage } from '../api/index.ts'
+import { GridHead } from '../ui/grid-head.tsx'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
 import { describeError, formatDate } from '../util.ts'
 
 type Admin = 'loading' | 'unavailable' | 'denied' | 'ok'
@@ -24,26 +27,17 @@ function PasswordForm() {
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
   const [again, setAgain] = useState('')
-  const [message, setMessage] = useState('')
-  const [error, setError] = useState('')
+  const action = useAction(passwordError)
 
   async function submit(e: Event): Promise<void> {
     e.preventDefault()
-    setMessage('')
-    setError('')
-    if (next !== again) return setError('The new passwords do not match.')
-    if (next.length < 10) return setError('The new password needs at least 10 characters.')
-    try {
-      await client.admin.changePassword(current, next)
+    action.clear()
+    if (next !== again) return action.fail('The new passwords do not match.')
+    if (next.length < 10) return action.fail('The new password needs at least 10 characters.')
+    if (await action.run(() => client.admin.changePassword(current, next), 'Password changed.')) {
       setCurrent('')
       setNext('')
       setAgain('')
-      setMessage('Password changed.')
-    } catch (err) {
-      if (isMissingRoute(err)) setError('Changing the password is not available on this server.')
-      else if (err instanceof ApiError && err.code === 'INVALID_CREDENTIALS')
-        setError('The current password is wrong.')
-      else setError(describeError(err))
     }
   }
 
@@ -81,27 +75,24 @@ function PasswordForm() {
           onInput={(e) => setAgain(e.currentTarget.value)}
         />
       </label>
-      {message && (
-        <p class="ok" role="status">
-          {message}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="success" message={action.message} />
+      <Notice kind="error" message={action.error} />
       <button type="submit">Change password</button>
     </form>
   )
+}
+
+function passwordError(err: unknown): string {
+  if (isMissingRoute(err)) return 'Changing the password is not available on this server.'
+  if (err instanceof ApiError && err.code === 'INVALID_CREDENTIALS') return 'The current password is wrong.'
+  return describeError(err)
 }
 
 function AdminPanel() {
   const [state, setState] = useState<Admin>('loading')
   const [accounts, setAccounts] = useState<AccountSummary[]>([])
   const [licenses, setLicenses] = useState<LicenseUsage | null>(null)
-  const [error, setError] = useState('')
-  const [form, setForm] = useState({ username: '', email: '', password: '', admin: false })
+  const action = useAction()
 
   const load = async () => {
     try {
@@ -112,20 +103,14 @@ function AdminPanel() {
     } catch (e) {
       if (isMissingRoute(e)) setState('unavailable')
       else if (e instanceof ApiError && (e.status === 403 || e.status === 404)) setState('denied')
-      else setError(describeError(e))
+      else action.fail(e)
     }
   }
   useEffect(() => void load(), [])
 
   /** Answers whether the work succeeded: a failed create keeps what the admin typed. */
   async function act(work: () => Promise<unknown>): Promise<boolean> {
-    setError('')
-    try {
-      await work()
-    } catch (e) {
-      setError(describeError(e))
-      return false
-    }
+    if (!(await action.run(work))) return false
     await load()
     return true
   }
@@ -141,98 +126,104 @@ function AdminPanel() {
   return (
     <section class="card" aria-label="Administration">
       <h2>Accounts</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <div class="table-scroll">
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>E-mail</th>
-              <th>State</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {accounts.map((a) => (
-              <tr key={a.id}>
-                <td>
-                  {a.username}
-                  {a.isAdmin ? ' (admin)' : ''}
-                </td>
-                <td>{a.email}</td>
-                <td>{a.disabled ? 'disabled' : 'enabled'}</td>
-                <td>
-                  {/* The server refuses to disable the caller's own account (it would lock them out). */}
-                  {a.username === client.session.identity?.username ? (
-                    <span class="meta">you</span>
-                  ) : (
-                    <button
-                      type="button"
-                      class="ghost small"
-                      onClick={() => void act(() => client.admin.setDisabled(a.id, !a.disabled))}
-                    >
-                      {a.disabled ? 'Enable' : 'Disable'}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <form
-        class="inline wrap"
-        aria-label="New account"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void act(() => client.admin.createAccount(form)).then((created) => {
-            if (created) setForm({ username: '', email: '', password: '', admin: false })
-          })
-        }}
-      >
-        <input
-          aria-label="Username"
-          placeholder="username"
-          required
-          value={form.username}
-          onInput={(e) => setForm({ ...form, username: e.currentTarget.value })}
-        />
-        <input
-          aria-label="E-mail"
-          type="email"
-          placeholder="e-mail"
-          required
-          value={form.email}
-          onInput={(e) => setForm({ ...form, email: e.currentTarget.value })}
-        />
-        <input
-          aria-label="Password"
-          type="password"
-          placeholder="password (10+)"
-          required
-          minLength={10}
-          value={form.password}
-          onInput={(e) => setForm({ ...form, password: e.currentTarget.value })}
-        />
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={form.admin}
-            onChange={(e) => setForm({ ...form, admin: e.currentTarget.checked })}
-          />{' '}
-          admin
-        </label>
-        <button type="submit">Create account</button>
-      </form>
+      <Notice kind="error" message={action.error} />
+      <AccountTable accounts={accounts} act={act} />
+      <NewAccount act={act} />
       <h2>Licenses</h2>
       {licenses ? <Licenses usage={licenses} /> : <p class="hint">License use is not available.</p>}
     </section>
+  )
+}
+
+type Act = (work: () => Promise<unknown>) => Promise<boolean>
+
+function AccountTable(props: { accounts: AccountSummary[]; act: Act }) {
+  return (
+    <div class="table-scroll">
+      <table class="grid">
+        <GridHead columns={['User', 'E-mail', 'State']} />
+        <tbody>
+          {props.accounts.map((a) => (
+            <tr key={a.id}>
+              <td>
+                {a.username}
+                {a.isAdmin ? ' (admin)' : ''}
+              </td>
+              <td>{a.email}</td>
+              <td>{a.disabled ? 'disabled' : 'enabled'}</td>
+              <td>
+                {/* The server refuses to disable the caller's own account (it would lock them out). */}
+                {a.username === client.session.identity?.username ? (
+                  <span class="meta">you</span>
+                ) : (
+                  <button
+                    type="button"
+                    class="ghost small"
+                    onClick={() => void props.act(() => client.admin.setDisabled(a.id, !a.disabled))}
+                  >
+                    {a.disabled ? 'Enable' : 'Disable'}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+const NO_ACCOUNT = { username: '', email: '', password: '', admin: false }
+
+function NewAccount(props: { act: Act }) {
+  const [form, setForm] = useState(NO_ACCOUNT)
+  return (
+    <form
+      class="inline wrap"
+      aria-label="New account"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void props
+          .act(() => client.admin.createAccount(form))
+          .then((created) => {
+            if (created) setForm(NO_ACCOUNT)
+          })
+      }}
+    >
+      <input
+        aria-label="Username"
+        placeholder="username"
+        required
+        value={form.username}
+        onInput={(e) => setForm({ ...form, username: e.currentTarget.value })}
+      />
+      <input
+        aria-label="E-mail"
+        type="email"
+        placeholder="e-mail"
+        required
+        value={form.email}
+        onInput={(e) => setForm({ ...form, email: e.currentTarget.value })}
+      />
+      <input
+        aria-label="Password"
+        type="password"
+        placeholder="password (10+)"
+        required
+        minLength={10}
+        value={form.password}
+        onInput={(e) => setForm({ ...form, password: e.currentTarget.value })}
+      />
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={form.admin}
+          onChange={(e) => setForm({ ...form, admin: e.currentTarget.checked })}
+        />{' '}
+        admin
+      </label>
+      <button type="submit">Create account</button>
+    </form>
   )
 }
 

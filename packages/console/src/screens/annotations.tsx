@@ -3,7 +3,8 @@
 // lists allow (access.ts); a deletion waits a few seconds for an Undo before it is sent (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Annotation, client } from '../api/index.ts'
-import { describeError } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { type Act, useAction } from '../ui/use-action.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type AnnotationRights, annotationRights, type FileAccess } from './access.ts'
 import { type Deletion, useDeferredDelete } from './undo.tsx'
@@ -32,8 +33,6 @@ export interface Draft {
   node: string | null
   camera: CameraState
 }
-
-type Act = (work: () => Promise<unknown>) => Promise<boolean>
 
 /** The form of a new annotation at the picked point; saving stores the point and the camera. */
 function DraftForm(props: { file: string; draft: Draft; act: Act; onDone: () => void }) {
@@ -202,21 +201,15 @@ export function AnnotationsPanel(props: {
   onDraftDone: () => void
 }) {
   const [editing, setEditing] = useState<string | null>(null)
-  const [error, setError] = useState('')
+  const action = useAction()
   const undo = useDeferredDelete(props.onChanged)
   const shown = props.annotations.filter((a) => a._id !== undo.hidden)
   const { capabilities, reason } = props.access
 
-  async function act(work: () => Promise<unknown>): Promise<boolean> {
-    setError('')
-    try {
-      await work()
-      props.onChanged()
-      return true
-    } catch (e) {
-      setError(describeError(e))
-      return false
-    }
+  const act: Act = async (work) => {
+    const ok = await action.run(work)
+    if (ok) props.onChanged()
+    return ok
   }
 
   return (
@@ -251,11 +244,7 @@ export function AnnotationsPanel(props: {
           ))}
         </ol>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
     </section>
   )
 }

@@ -3,7 +3,8 @@
 // text unless the user picks another, so what is shown is what is stored.
 import { useEffect, useState } from 'preact/hooks'
 import { type Attributes, client } from '../api/index.ts'
-import { describeError } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
 import type { FileAccess } from './access.ts'
 import { encode, show, TYPE_LABELS, typeOf, VALUE_TYPES, type ValueType } from './attribute-values.ts'
 
@@ -167,20 +168,14 @@ export function AttributesPanel(props: {
   access: FileAccess
   onSaved: (attributes: Attributes) => void
 }) {
-  const [error, setError] = useState('')
+  const action = useAction()
   const canWrite = props.access.capabilities.setAttributes
 
-  async function write(changes: Attributes): Promise<boolean> {
-    setError('')
-    try {
+  const write = (changes: Attributes): Promise<boolean> =>
+    action.run(async () => {
       const result = await client.scene.setAttributes(props.file, { [props.nodeId]: changes })
       props.onSaved(result[props.nodeId] ?? {})
-      return true
-    } catch (e) {
-      setError(describeError(e))
-      return false
-    }
-  }
+    })
 
   const entries = Object.entries(props.attributes)
   return (
@@ -198,11 +193,7 @@ export function AttributesPanel(props: {
         </table>
       )}
       {canWrite ? <NewAttribute write={write} /> : <p class="hint access-reason">{props.access.reason}</p>}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
     </section>
   )
 }

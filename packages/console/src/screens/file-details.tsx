@@ -3,7 +3,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { client, type FileRecord } from '../api/index.ts'
 import { linkClick } from '../router.ts'
-import { describeError, formatBytes, formatDate } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
+import { formatBytes, formatDate } from '../util.ts'
 import { Revisions } from './revisions.tsx'
 
 type Act = (work: () => Promise<unknown>, done?: string) => Promise<void>
@@ -215,24 +217,15 @@ export function FileDetails(props: {
   const f = props.file
   const me = client.session.identity?.email.toLowerCase()
   const isOwner = f.owner.toLowerCase() === me
-  const [message, setMessage] = useState('')
-  const [error, setError] = useState('')
+  const action = useAction()
   // The outcome is written at the end of a panel that scrolls: brought into view, or it goes unseen.
   const outcome = useRef<HTMLDivElement>(null)
   useEffect(() => {
-    if (message || error) outcome.current?.scrollIntoView({ block: 'nearest' })
-  }, [message, error])
+    if (action.message || action.error) outcome.current?.scrollIntoView({ block: 'nearest' })
+  }, [action.message, action.error])
 
   async function act(work: () => Promise<unknown>, done?: string): Promise<void> {
-    setError('')
-    setMessage('')
-    try {
-      await work()
-      if (done) setMessage(done)
-      props.onChanged()
-    } catch (e) {
-      setError(describeError(e))
-    }
+    if (await action.run(work, done)) props.onChanged()
   }
 
   return (
@@ -248,16 +241,8 @@ export function FileDetails(props: {
       <Revisions file={f} />
       {isOwner && <Sharing file={f} act={act} />}
       <div ref={outcome}>
-        {message && (
-          <p class="ok" role="status">
-            {message}
-          </p>
-        )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Notice kind="success" message={action.message} />
+        <Notice kind="error" message={action.error} />
       </div>
     </aside>
   )

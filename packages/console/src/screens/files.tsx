@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { client, type FileRecord, type Folder, isMissingRoute, isSessionLost } from '../api/index.ts'
 import { folderUrl, linkClick } from '../router.ts'
+import { Notice } from '../ui/notice.tsx'
 import { uploads, useUploads } from '../uploads.ts'
 import { describeError, sortByName } from '../util.ts'
 import { FileDetails } from './file-details.tsx'
@@ -166,11 +167,7 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
       {!props.shared && (
         <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>
       )}
-      {listing.error && (
-        <p class="error" role="alert">
-          {listing.error}
-        </p>
-      )}
+      <Notice kind="error" message={listing.error} />
       {unavailable ? (
         <p class="empty" data-state="unavailable">
           Files shared with you are not available on this server yet.

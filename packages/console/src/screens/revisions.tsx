@@ -4,17 +4,19 @@
 // in the download route (shares move it too, so it is no number for people).
 import { useEffect, useState } from 'preact/hooks'
 import { client, type FileRecord, type FileRevision, isMissingRoute } from '../api/index.ts'
-import { describeError, formatBytes, formatDate } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
+import { formatBytes, formatDate } from '../util.ts'
 
 export function Revisions(props: { file: FileRecord }) {
   const f = props.file
   const [revisions, setRevisions] = useState<FileRevision[] | null>(null)
-  const [error, setError] = useState('')
+  const action = useAction()
 
   // Reloaded whenever the record changes (`__v`): a new revision, or a share, shows at once.
   useEffect(() => {
     let stale = false
-    setError('')
+    action.clear()
     client.files.listRevisions(f._id).then(
       (list) => {
         if (!stale) setRevisions(list)
@@ -23,7 +25,7 @@ export function Revisions(props: { file: FileRecord }) {
         if (stale) return
         // A server without revision history: the section stays away.
         setRevisions(isMissingRoute(e) ? null : [])
-        if (!isMissingRoute(e)) setError(describeError(e))
+        if (!isMissingRoute(e)) action.fail(e)
       },
     )
     return () => {
@@ -50,11 +52,7 @@ export function Revisions(props: { file: FileRecord }) {
                 type="button"
                 class="ghost small"
                 aria-label={`Download revision ${r.revisionNumber}`}
-                onClick={() =>
-                  void client.files
-                    .saveAs(f._id, { revision: r.__v }, r.name)
-                    .catch((e: unknown) => setError(describeError(e)))
-                }
+                onClick={() => void action.run(() => client.files.saveAs(f._id, { revision: r.__v }, r.name))}
               >
                 Download
               </button>
@@ -62,11 +60,7 @@ export function Revisions(props: { file: FileRecord }) {
           </li>
         ))}
       </ul>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
     </section>
   )
 }

@@ -3,15 +3,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, client } from '../api/index.ts'
 import type { Identity } from '../api/session.ts'
-import { describeError } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
 import { ThemeSwitch } from './theme-switch.tsx'
 
 export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => void }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
-  const [error, setError] = useState('')
   const [kind, setKind] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useAction()
   // The screen's one task: the username field has the focus when it opens (autofocus does not
   // apply to a field rendered after the page loaded, as this one is).
   const usernameField = useRef<HTMLInputElement>(null)
@@ -19,29 +19,21 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
 
   async function submit(event: Event): Promise<void> {
     event.preventDefault()
-    setBusy(true)
-    setError('')
-    try {
-      const who = await client.session.connect(username.trim(), password)
+    await run(async () => {
+      const who = await client.session.connect(username.trim(), password).catch((e: unknown) => {
+        setKind(e instanceof ApiError ? e.code : 'NETWORK')
+        throw e
+      })
       setPassword('')
       props.onSignedIn(who)
-    } catch (e) {
-      setKind(e instanceof ApiError ? e.code : 'NETWORK')
-      setError(describeError(e))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (
     <main class="signin">
       <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
         <h1 id="signin-title">Sign in to Tessera</h1>
-        {props.notice && (
-          <p class="notice" role="status">
-            {props.notice}
-          </p>
-        )}
+        <Notice kind="info" message={props.notice} />
         <label>
           Username or e-mail
           <input
@@ -64,11 +56,7 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
             onInput={(e) => setPassword(e.currentTarget.value)}
           />
         </label>
-        {error && (
-          <p class="error" role="alert" data-code={kind}>
-            {error}
-          </p>
-        )}
+        <Notice kind="error" message={error} code={kind} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

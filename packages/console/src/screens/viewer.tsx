@@ -229,30 +229,16 @@ export function ViewerScreen(props: { id: string }) {
         onShowAll={() => state.applyHidden(new Set())}
       />
       <div class="viewer-body">
-        <div class="viewport" data-phase={model.loading.phase} data-camera={state.camera}>
-          {/* biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: "application" tells screen readers to pass the arrow keys to the 3D view */}
-          <canvas
-            ref={canvas}
-            role="application"
-            aria-label={`3D view of ${model.file?.name ?? 'the model'}`}
-            aria-describedby="viewer-keys"
-            tabIndex={0}
-            onKeyDown={(e) =>
-              onCanvasKey(e, engine.current, {
-                fit: () => engine.current?.fit(selected, true),
-                clear: () => {
-                  state.select(null)
-                  setPlacing(false)
-                },
-              })
-            }
-          />
-          <LoadingOverlay loading={model.loading} file={model.file} />
-          <p id="viewer-keys" class="keys-hint">
-            Drag to orbit, right-drag to pan, wheel to zoom. Keys: arrows orbit, + and − zoom, F fits, Esc
-            clears the selection.
-          </p>
-        </div>
+        <Viewport
+          canvas={canvas}
+          engine={engine}
+          model={model}
+          state={state}
+          onClear={() => {
+            state.select(null)
+            setPlacing(false)
+          }}
+        />
         <ViewerPanel
           file={props.id}
           tab={state.tab}
@@ -283,11 +269,7 @@ export function ViewerScreen(props: { id: string }) {
           }}
           views={{
             views,
-            current: () => ({
-              camera: engine.current?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
-              hidden: [...hidden],
-              selected,
-            }),
+            current: () => currentView(engine.current, hidden, selected),
             onRestore: state.restore,
             onChanged: reloadViews,
           }}
@@ -295,4 +277,47 @@ export function ViewerScreen(props: { id: string }) {
       </div>
     </section>
   )
+}
+
+/** The 3D view: the canvas with its keys, the loading overlay and the keys hint. */
+function Viewport(props: {
+  canvas: RefObject<HTMLCanvasElement | null>
+  engine: RefObject<ViewerEngine | null>
+  model: ReturnType<typeof useModel>
+  state: ReturnType<typeof useViewerState>
+  onClear: () => void
+}) {
+  const { engine, model, state } = props
+  return (
+    <div class="viewport" data-phase={model.loading.phase} data-camera={state.camera}>
+      {/* biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: "application" tells screen readers to pass the arrow keys to the 3D view */}
+      <canvas
+        ref={props.canvas}
+        role="application"
+        aria-label={`3D view of ${model.file?.name ?? 'the model'}`}
+        aria-describedby="viewer-keys"
+        tabIndex={0}
+        onKeyDown={(e) =>
+          onCanvasKey(e, engine.current, {
+            fit: () => engine.current?.fit(state.selected, true),
+            clear: props.onClear,
+          })
+        }
+      />
+      <LoadingOverlay loading={model.loading} file={model.file} />
+      <p id="viewer-keys" class="keys-hint">
+        Drag to orbit, right-drag to pan, wheel to zoom. Keys: arrows orbit, + and − zoom, F fits, Esc clears
+        the selection.
+      </p>
+    </div>
+  )
+}
+
+/** What "Save view" stores: the camera (a default one before the engine is up), hidden and selected parts. */
+function currentView(engine: ViewerEngine | null, hidden: Set<string>, selected: string | null): ViewState {
+  return {
+    camera: engine?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
+    hidden: [...hidden],
+    selected,
+  }
 }

@@ -4,7 +4,9 @@
 // (access.ts); a deletion waits a few seconds for an Undo before it is sent (undo.tsx).
 import { useState } from 'preact/hooks'
 import { type Configuration, type ConfigurationFields, client } from '../api/index.ts'
-import { describeError, formatDate } from '../util.ts'
+import { Notice } from '../ui/notice.tsx'
+import { type Act, useAction } from '../ui/use-action.ts'
+import { formatDate } from '../util.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type FileAccess, viewWritable } from './access.ts'
 import { type Deletion, useDeferredDelete } from './undo.tsx'
@@ -44,11 +46,7 @@ function deletion(v: Configuration): Deletion {
   }
 }
 
-function SaveViewForm(props: {
-  file: string
-  current: () => ViewState
-  act: (work: () => Promise<unknown>) => Promise<boolean>
-}) {
+function SaveViewForm(props: { file: string; current: () => ViewState; act: Act }) {
   const [name, setName] = useState('')
   return (
     <form
@@ -82,20 +80,14 @@ export function ViewsPanel(props: {
   onRestore: (state: ViewState) => void
   onChanged: () => void
 }) {
-  const [error, setError] = useState('')
+  const action = useAction()
   const undo = useDeferredDelete(props.onChanged)
   const shown = props.views.filter((v) => v._id !== undo.hidden)
 
-  async function act(work: () => Promise<unknown>): Promise<boolean> {
-    setError('')
-    try {
-      await work()
-      props.onChanged()
-      return true
-    } catch (e) {
-      setError(describeError(e))
-      return false
-    }
+  const act: Act = async (work) => {
+    const ok = await action.run(work)
+    if (ok) props.onChanged()
+    return ok
   }
 
   return (
@@ -139,11 +131,7 @@ export function ViewsPanel(props: {
           })}
         </ul>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
     </section>
   )
 }

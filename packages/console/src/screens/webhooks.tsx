@@ -2,32 +2,31 @@
 // delete; the delivery log with every attempt, retry, recover since a time, and a test event.
 import { useEffect, useState } from 'preact/hooks'
 import { client, WEBHOOK_EVENTS, type Webhook, type WebhookEvent } from '../api/index.ts'
+import { GridHead } from '../ui/grid-head.tsx'
+import { Notice } from '../ui/notice.tsx'
+import { useAction } from '../ui/use-action.ts'
 import { describeError, randomSecret, secretStrength } from '../util.ts'
 import { DeliveryLog } from './deliveries.tsx'
 
 export function WebhooksScreen() {
   const [hooks, setHooks] = useState<Webhook[] | null>(null)
   const [open, setOpen] = useState<string | null>(null)
-  const [error, setError] = useState('')
+  const action = useAction()
 
   const load = () =>
     client.webhooks
       .list()
       .then((list) => {
         setHooks(list)
-        setError('')
+        action.clear()
       })
-      .catch((e: unknown) => setError(describeError(e)))
+      .catch(action.fail)
   useEffect(() => void load(), [])
 
-  async function act(work: () => Promise<unknown>): Promise<void> {
-    setError('')
-    try {
-      await work()
-      await load()
-    } catch (e) {
-      setError(describeError(e))
-    }
+  const act = (work: () => Promise<unknown>) => {
+    void action.run(work).then(async (ok) => {
+      if (ok) await load()
+    })
   }
 
   const current = hooks?.find((h) => h._id === open) ?? null
@@ -35,73 +34,13 @@ export function WebhooksScreen() {
     <section class="webhooks" aria-label="Webhooks">
       <h1>Webhooks</h1>
       <CreateWebhook onCreated={() => void load()} />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={action.error} />
       {hooks === null ? (
         <p>Loading…</p>
       ) : hooks.length === 0 ? (
         <p class="empty">No webhooks yet.</p>
       ) : (
-        <table class="grid hooks">
-          <thead>
-            <tr>
-              <th>Event</th>
-              <th>URL</th>
-              <th>State</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {hooks.map((h) => (
-              <tr key={h._id} class={open === h._id ? 'selected' : ''} data-webhook={h._id}>
-                <td>{h.event}</td>
-                <td class="url" title={h.url}>
-                  {h.url}
-                </td>
-                <td>
-                  {h.disabled ? (
-                    <span class="tag off" data-reason={h.disabledReason ?? ''}>
-                      {disabledText(h.disabledReason)}
-                    </span>
-                  ) : (
-                    <span class="tag on">enabled</span>
-                  )}
-                </td>
-                <td class="buttons">
-                  <button
-                    type="button"
-                    class="ghost small"
-                    onClick={() => setOpen(open === h._id ? null : h._id)}
-                  >
-                    {open === h._id ? 'Close' : 'Deliveries'}
-                  </button>
-                  <button
-                    type="button"
-                    class="ghost small"
-                    onClick={() => void act(() => client.webhooks.update(h._id, { disabled: !h.disabled }))}
-                  >
-                    {h.disabled ? 'Enable' : 'Disable'}
-                  </button>
-                  <button
-                    type="button"
-                    class="ghost small danger"
-                    onClick={() => {
-                      if (window.confirm(`Delete the webhook to ${h.url}?`))
-                        void act(() => client.webhooks.remove(h._id))
-                    }}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WebhookTable hooks={hooks} open={open} onOpen={setOpen} act={act} />
       )}
       {current && (
         <div class="hook-detail">
@@ -110,6 +49,65 @@ export function WebhooksScreen() {
         </div>
       )}
     </section>
+  )
+}
+
+function WebhookTable(props: {
+  hooks: Webhook[]
+  open: string | null
+  onOpen: (id: string | null) => void
+  act: (work: () => Promise<unknown>) => void
+}) {
+  const { open, act } = props
+  return (
+    <table class="grid hooks">
+      <GridHead columns={['Event', 'URL', 'State']} />
+      <tbody>
+        {props.hooks.map((h) => (
+          <tr key={h._id} class={open === h._id ? 'selected' : ''} data-webhook={h._id}>
+            <td>{h.event}</td>
+            <td class="url" title={h.url}>
+              {h.url}
+            </td>
+            <td>
+              {h.disabled ? (
+                <span class="tag off" data-reason={h.disabledReason ?? ''}>
+                  {disabledText(h.disabledReason)}
+                </span>
+              ) : (
+                <span class="tag on">enabled</span>
+              )}
+            </td>
+            <td class="buttons">
+              <button
+                type="button"
+                class="ghost small"
+                onClick={() => props.onOpen(open === h._id ? null : h._id)}
+              >
+                {open === h._id ? 'Close' : 'Deliveries'}
+              </button>
+              <button
+                type="button"
+                class="ghost small"
+                onClick={() => act(() => client.webhooks.update(h._id, { disabled: !h.disabled }))}
+              >
+                {h.disabled ? 'Enable' : 'Disable'}
+              </button>
+              <button
+                type="button"
+                class="ghost small danger"
+                onClick={() => {
+                  if (window.confirm(`Delete the webhook to ${h.url}?`))
+                    act(() => client.webhooks.remove(h._id))
+                }}
+              >
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   )
 }
 
@@ -143,24 +141,23 @@ function CreateWebhook(props: { onCreated: () => void }) {
   const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(['file_optimized']))
   const [url, setUrl] = useState('')
   const [secret, setSecret] = useState('')
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useAction()
 
   async function submit(e: Event): Promise<void> {
     e.preventDefault()
-    setBusy(true)
-    setError('')
-    const failed: string[] = []
-    for (const event of events) {
-      try {
-        await client.webhooks.create(event, url.trim(), secret)
-      } catch (err) {
-        failed.push(`${event}: ${describeError(err)}`)
+    // One registration per event; the ones that failed are named together.
+    const created = await run(async () => {
+      const failed: string[] = []
+      for (const event of events) {
+        try {
+          await client.webhooks.create(event, url.trim(), secret)
+        } catch (err) {
+          failed.push(`${event}: ${describeError(err)}`)
+        }
       }
-    }
-    setBusy(false)
-    if (failed.length > 0) setError(failed.join(' '))
-    else {
+      if (failed.length > 0) throw new Error(failed.join(' '))
+    })
+    if (created) {
       setUrl('')
       setSecret('')
     }
@@ -201,11 +198,7 @@ function CreateWebhook(props: { onCreated: () => void }) {
         />
       </label>
       <SecretInput value={secret} onInput={setSecret} required />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="error" message={error} />
       <button type="submit" disabled={busy || events.size === 0}>
         {busy ? 'Creating…' : `Create ${events.size > 1 ? `${events.size} webhooks` : 'webhook'}`}
       </button>
@@ -216,25 +209,20 @@ function CreateWebhook(props: { onCreated: () => void }) {
 function EditWebhook(props: { hook: Webhook; onSaved: () => void }) {
   const [url, setUrl] = useState(props.hook.url)
   const [secret, setSecret] = useState('')
-  const [message, setMessage] = useState('')
-  const [error, setError] = useState('')
+  const action = useAction()
   useEffect(() => setUrl(props.hook.url), [props.hook._id])
 
   async function submit(e: Event): Promise<void> {
     e.preventDefault()
-    setError('')
-    setMessage('')
+    action.clear()
     const changes: { url?: string; secretToken?: string } = {}
     if (url.trim() !== props.hook.url) changes.url = url.trim()
     if (secret) changes.secretToken = secret
     if (Object.keys(changes).length === 0) return
-    try {
-      await client.webhooks.update(props.hook._id, changes)
+    const done = changes.secretToken ? 'Saved. The previous secret keeps signing for 24 h.' : 'Saved.'
+    if (await action.run(() => client.webhooks.update(props.hook._id, changes), done)) {
       setSecret('')
-      setMessage(changes.secretToken ? 'Saved. The previous secret keeps signing for 24 h.' : 'Saved.')
       props.onSaved()
-    } catch (err) {
-      setError(describeError(err))
     }
   }
 
@@ -247,16 +235,8 @@ function EditWebhook(props: { hook: Webhook; onSaved: () => void }) {
       </label>
       <SecretInput value={secret} onInput={setSecret} />
       <p class="hint">Leave the secret empty to keep the current one.</p>
-      {message && (
-        <p class="ok" role="status">
-          {message}
-        </p>
-      )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notice kind="success" message={action.message} />
+      <Notice kind="error" message={action.error} />
       <button type="submit">Save changes</button>
     </form>
   )
