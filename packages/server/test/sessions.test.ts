@@ -94,7 +94,9 @@ for (const dialect of dialects()) {
 
   describe(`license pool on ${dialect.name}`, () => {
     test('an empty pool answers 402; expiry and deletion free licenses; a new session moves its license', async () => {
-      const t = await startApp(dialect, { licenses: 2, sessionTtlMs: 700, sessionDeleteDelayMs: 0 })
+      // The TTL leaves room for five sign-ins on a loaded machine (at 700 ms, a's session could
+      // expire before c asked, and c got the license the test expects to be taken).
+      const t = await startApp(dialect, { licenses: 2, sessionTtlMs: 4000, sessionDeleteDelayMs: 0 })
       try {
         const a = await signedIn(t.app)
         const b = await signedIn(t.app)
@@ -127,7 +129,7 @@ for (const dialect of dialects()) {
         )
         const c1 = await openSession(t.app, cToken)
         // Expiry frees licenses too: after the TTL without keep-alive, a's and c's are gone.
-        await sleep(800)
+        await sleep(4100)
         const res = await t.app.inject({
           method: 'GET',
           url: '/file/dir/private/',
