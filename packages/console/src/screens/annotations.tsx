@@ -203,7 +203,7 @@ export function AnnotationsPanel(props: {
   const [editing, setEditing] = useState<string | null>(null)
   const action = useAction()
   const undo = useDeferredDelete(props.onChanged)
-  const shown = props.annotations.filter((a) => a._id !== undo.hidden)
+  const shown = props.annotations.filter((a) => !undo.isHidden(a._id))
   const { capabilities, reason } = props.access
 
   const act: Act = async (work) => {

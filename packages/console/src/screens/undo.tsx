@@ -10,7 +10,7 @@ import { describeError } from '../util.ts'
 const UNDO_MS = 10_000
 
 export interface Deletion {
-  /** The item's ID: hidden from its list while the deletion waits. */
+  /** The item's ID: hidden from its list while the deletion waits and once it is sent. */
   id: string
   /** What is being deleted, as the notice says it: `Annotation "Weld" deleted`. */
   text: string
@@ -21,15 +21,20 @@ export interface Deletion {
 /** The pending deletion (one at a time: a new one sends the previous), its notice and its error. */
 export function useDeferredDelete(onSent: () => void) {
   const [pending, setPending] = useState<Deletion | null>(null)
+  // Sent deletions stay hidden (no flash of the item before the list reloads without it); a
+  // refused one comes back.
+  const [sent, setSent] = useState<ReadonlySet<string>>(new Set())
   const [error, setError] = useState('')
   const current = useRef<Deletion | null>(null)
   current.current = pending
 
   const send = async (deletion: Deletion) => {
+    setSent((ids) => new Set(ids).add(deletion.id))
     try {
       await deletion.send()
     } catch (e) {
       setError(`Could not delete: ${describeError(e)}`)
+      setSent((ids) => new Set([...ids].filter((id) => id !== deletion.id)))
     }
     onSent()
   }
@@ -69,7 +74,8 @@ export function useDeferredDelete(onSent: () => void) {
       )}
     </>
   )
-  return { offer, hidden: pending?.id ?? null, notice }
+  const isHidden = (id: string) => id === pending?.id || sent.has(id)
+  return { offer, isHidden, notice }
 }
 
 function UndoNotice(props: { text: string; onUndo: () => void; onClose: () => void }) {

@@ -82,7 +82,7 @@ export function ViewsPanel(props: {
 }) {
   const action = useAction()
   const undo = useDeferredDelete(props.onChanged)
-  const shown = props.views.filter((v) => v._id !== undo.hidden)
+  const shown = props.views.filter((v) => !undo.isHidden(v._id))
 
   const act: Act = async (work) => {
     const ok = await action.run(work)
