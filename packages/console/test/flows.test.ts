@@ -106,7 +106,8 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
     await p.getByRole('row', { name: /carol@example\.com/ }).waitFor()
     // Cleared once the lists are read again (the licenses come after the accounts).
     await p.waitForFunction(
-      () => (document.querySelector('form[aria-label="New account"] input') as HTMLInputElement)?.value === '',
+      () =>
+        (document.querySelector('form[aria-label="New account"] input') as HTMLInputElement)?.value === '',
       undefined,
       { timeout: 5000 },
     )

@@ -52,15 +52,16 @@ async function tokenTimes(
 ): Promise<{ expiresAt: number; issuedAt: number }> {
   const header = request.headers.authorization
   const token = header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : request.cookies.jsonwebtoken
+  if (!token) return { expiresAt: Date.now() + ctx.config.authTokenTtlMs, issuedAt: 0 }
   try {
-    if (token) {
-      const { expiresAt, issuedAt } = await ctx.tokens.verifyAuthToken(token)
-      return { expiresAt, issuedAt }
-    }
+    const { expiresAt, issuedAt } = await ctx.tokens.verifyAuthToken(token)
+    return { expiresAt, issuedAt }
   } catch {
-    // Authenticated a moment ago by the route's hook; the fallback below bounds the stream anyway.
+    // The route's hook accepted the token a moment ago, so it expired (or was revoked) since: the
+    // stream ends at the next heartbeat, as one whose token expires does. (A full TTL here let a
+    // stream outlive its token when the machine was slow enough for it to expire in between.)
+    return { expiresAt: Date.now(), issuedAt: 0 }
   }
-  return { expiresAt: Date.now() + ctx.config.authTokenTtlMs, issuedAt: 0 }
 }
 
 /** Starts the SSE response on the raw socket (the reply is hijacked) and answers the hub's sink. */
