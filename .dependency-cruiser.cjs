@@ -1,6 +1,6 @@
 // Import rules of the server's layers (docs/architecture.md), checked by `npm run lint`.
 // Layers, bottom up: contract (pure TypeBox) → platform (kernel) → events (outbox) → delivery (engine)
-// → modules (features) → app/cli. A layer imports only those below it; a feature module imports another
+// → modules (features) → app (composition) → cli. A layer imports only those below it; a feature module imports another
 // only through that module's index.ts; no import cycle crosses a folder.
 const SRC = '^packages/server/src/'
 
@@ -29,6 +29,15 @@ module.exports = {
     onlyImports('platform-below-features', 'platform', ['platform', 'contract']),
     onlyImports('events-layer', 'events', ['events', 'platform', 'contract']),
     onlyImports('delivery-layer', 'delivery', ['delivery', 'events', 'platform', 'contract']),
+    {
+      name: 'nothing-below-imports-app',
+      severity: 'error',
+      comment:
+        'app/ (composition) and cli/ sit on top: contract, platform, events, delivery and modules never import them',
+      from: { path: `${SRC}(contract|platform|events|delivery|modules)/` },
+      to: { path: `${SRC}(app|cli)/` },
+    },
+    onlyImports('app-below-cli', 'app', ['app', 'modules', 'delivery', 'events', 'platform', 'contract']),
     {
       name: 'modules-through-index',
       severity: 'error',

@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
-import { buildApp } from '../../packages/server/src/app.ts'
+import { buildApp } from '../../packages/server/src/app/app.ts'
+import { warmConnections } from '../../packages/server/src/app/server-context.ts'
 import { emitEvent } from '../../packages/server/src/events/index.ts'
 import { createAccount } from '../../packages/server/src/modules/accounts/index.ts'
 import { loadConfig } from '../../packages/server/src/platform/config.ts'
 import { migrate, openDatabase } from '../../packages/server/src/platform/db/index.ts'
-import { warmConnections } from '../../packages/server/src/server-context.ts'
 import {
   EVENT,
   eventData,

@@ -3,7 +3,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { loadConfig } from '../src/platform/config.ts'
 import { tempDir } from '../test/support/harness.ts'
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { createAccount } from '../src/modules/accounts/index.ts'
 import { loadConfig } from '../src/platform/config.ts'
 import { login, openSession, PASSWORD, problemOf, signedIn } from './support/api.ts'

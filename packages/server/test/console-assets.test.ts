@@ -1,4 +1,4 @@
-// The console's precompressed assets (src/console.ts, `preCompressed`): the brotli or gzip copy the
+// The console's precompressed assets (src/app/console.ts, `preCompressed`): the brotli or gzip copy the
 // build wrote beside a file is sent to a client that accepts it (q-values honoured, q=0 refused),
 // the file itself to one that does not; Vary, Content-Length, a per-encoding ETag, HEAD and Range,
 // the cache policy and the CSP hold for every encoding.
@@ -9,7 +9,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
-import { CONSOLE_CSP, consoleRoutes } from '../src/console.ts'
+import { CONSOLE_CSP, consoleRoutes } from '../src/app/console.ts'
 import { installHttpKernel } from '../src/platform/http.ts'
 
 const INDEX = `<!doctype html><html><head><script type="module" src="/assets/index-abc.js"></script></head><body><div id="app"></div>${' '.repeat(400)}</body></html>`

@@ -1,4 +1,4 @@
-// The console's static serving (src/console.ts): its CSP, the SPA fallback for browser navigations
+// The console's static serving (src/app/console.ts): its CSP, the SPA fallback for browser navigations
 // only, API paths and non-HTML requests left to the 404 problem, and no console when unbuilt.
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { CONSOLE_CSP, consoleRoutes } from '../src/console.ts'
+import { CONSOLE_CSP, consoleRoutes } from '../src/app/console.ts'
 import { installHttpKernel } from '../src/platform/http.ts'
 
 const INDEX = '<!doctype html><div id="app"></div>'

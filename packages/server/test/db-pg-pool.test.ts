@@ -6,8 +6,8 @@ import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
 import pino from 'pino'
+import { warmConnections } from '../src/app/server-context.ts'
 import { migrate, openDatabase } from '../src/platform/db/index.ts'
-import { warmConnections } from '../src/server-context.ts'
 import { uniqueName } from './support/harness.ts'
 
 const url = process.env.TESSERA_TEST_DATABASE_URL

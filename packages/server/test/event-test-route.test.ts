@@ -3,7 +3,7 @@
 // delivery is made; bad input answers problems.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import { signedIn } from './support/api.ts'
 import { type DialectUnderTest, dialects, testConfig, testKeys } from './support/harness.ts'

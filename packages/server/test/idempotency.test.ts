@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance, type FastifyRequest, type LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import {
   completeIdempotencyKey,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { createAccount } from '../src/modules/accounts/index.ts'
 import { setAccountDisabled } from '../src/modules/sessions/index.ts'
 import { type Db, openDatabase } from '../src/platform/db/index.ts'

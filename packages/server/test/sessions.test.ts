@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { openDatabase } from '../src/platform/db/index.ts'
 import { login, newAccount, openSession, problemOf, signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testKeys } from './support/harness.ts'

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp, testConfig, testKeys } from './support/harness.ts'
 import { emit, ok, Receiver, register, settled, status } from './support/receiver.ts'

@@ -14,7 +14,7 @@ export function out(line: string): void {
 }
 
 export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const { createContext } = await import('../server-context.ts')
+  const { createContext } = await import('../app/server-context.ts')
   const ctx = await createContext({ ...config, logLevel: 'warn' })
   try {
     return await fn(ctx)

@@ -82,8 +82,8 @@ async function serve(config: Config, args: string[]): Promise<void> {
     const prepare = () => withContext(config, announceAdmin)
     return servePrimary(config, { processes, workers, prepare, onShutdown: exitWithNpmParent })
   }
-  const { buildApp } = await import('../app.ts')
-  const { warmConnections } = await import('../server-context.ts')
+  const { buildApp } = await import('../app/app.ts')
+  const { warmConnections } = await import('../app/server-context.ts')
   const app = await buildApp(config, { workers })
   await warmConnections(app.ctx)
   if (role === null) await announceAdmin(app.ctx)

@@ -1,12 +1,12 @@
 // `tessera worker`: the webhook delivery and conversion workers without the API (also the workers
 // process of `tessera serve --processes N`).
 import { parseArgs } from 'node:util'
+import { startOperationsServer } from '../app/operations.ts'
+import { createContext, warmConnections } from '../app/server-context.ts'
 import { DeliveryWorker } from '../delivery/index.ts'
 import { EventRetention } from '../events/index.ts'
 import { ConversionWorker } from '../modules/conversion/index.ts'
-import { startOperationsServer } from '../operations.ts'
 import type { Config } from '../platform/config.ts'
-import { createContext, warmConnections } from '../server-context.ts'
 import { exitWithPrimary, receiveWakes, reportReady } from './cluster.ts'
 import { exitWithNpmParent, UsageError } from './common.ts'
 

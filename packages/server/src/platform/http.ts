@@ -122,7 +122,7 @@ export function installHttpKernel(app: FastifyInstance, options: { bodyLimit: nu
 
   app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type')
-    // A page with a policy of its own (the console's, console.ts) keeps it, whether it was set on
+    // A page with a policy of its own (the console's, app/console.ts) keeps it, whether it was set on
     // the reply or on the raw response by the static file server.
     const ownPolicy =
       reply.hasHeader('content-security-policy') || reply.raw.hasHeader('content-security-policy')

@@ -3,7 +3,7 @@
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { openApiWebhooks } from './contract/index.ts'
+import { openApiWebhooks } from '../contract/index.ts'
 import { finishDocument } from './openapi-document.ts'
 
 const API_VERSION = '0.1.0'

@@ -2,15 +2,15 @@
 // ports. Apart from app.ts so that a CLI command that only needs the database does not load the
 // HTTP routes and the conversion pipeline.
 import pino, { type DestinationStream } from 'pino'
-import { type EventPorts, HandOffPort, StreamHub } from './events/index.ts'
-import { openBlobStore } from './platform/blobs/index.ts'
-import type { Config } from './platform/config.ts'
-import type { AppContext } from './platform/context.ts'
-import { type Db, migrate, openDatabase } from './platform/db/index.ts'
-import { tightenDataDir } from './platform/file-modes.ts'
-import { type InstanceKeys, loadInstanceKeys } from './platform/keys.ts'
-import { loggerOptions } from './platform/logger.ts'
-import { TokenService } from './platform/tokens.ts'
+import { type EventPorts, HandOffPort, StreamHub } from '../events/index.ts'
+import { openBlobStore } from '../platform/blobs/index.ts'
+import type { Config } from '../platform/config.ts'
+import type { AppContext } from '../platform/context.ts'
+import { type Db, migrate, openDatabase } from '../platform/db/index.ts'
+import { tightenDataDir } from '../platform/file-modes.ts'
+import { type InstanceKeys, loadInstanceKeys } from '../platform/keys.ts'
+import { loggerOptions } from '../platform/logger.ts'
+import { TokenService } from '../platform/tokens.ts'
 
 /**
  * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an

@@ -12,7 +12,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /** Where `npm run build -w @tessera/console` writes (a sibling workspace; not imported, only served). */
-const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist')
+const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../console/dist')
 
 /**
  * What the console needs and nothing else: its own scripts, styles and API calls; WebAssembly

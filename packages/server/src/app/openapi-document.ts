@@ -3,8 +3,8 @@
 // answers, as `application/problem+json` (what the error handler sends); every answer declares the
 // headers it carries; request bodies and 2xx answers get examples (openapi-examples.ts).
 
+import { ERRORS } from '../platform/errors.ts'
 import { addExamples } from './openapi-examples.ts'
-import { ERRORS } from './platform/errors.ts'
 
 type Json = Record<string, unknown>
 
