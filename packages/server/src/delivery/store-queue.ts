@@ -5,9 +5,10 @@
 // delivery/index.ts only.
 import type { Selectable } from 'kysely'
 import type { Executor } from '../platform/db/index.ts'
-import type { DeliveriesTable, DeliveryAttemptsTable } from '../platform/db/schema.ts'
+import type { Database } from '../platform/db/schema.ts'
+import type { DeliveryAttemptsTable } from './tables.ts'
 
-type DeliveryRow = Selectable<DeliveriesTable>
+type DeliveryRow = Selectable<Database['deliveries']>
 export type AttemptRecord = Selectable<DeliveryAttemptsTable>
 
 // ---- the worker's leases -----------------------------------------------------------------------

@@ -3,8 +3,8 @@
 // prepared once per dialect (platform/db/raw-sql.ts).
 import type { Db, Dialect, Executor, Tx } from '../platform/db/index.ts'
 import { inList, listParam, run } from '../platform/db/raw-sql.ts'
-import type { DeliveryAttemptsTable } from '../platform/db/schema.ts'
 import { ROUND_START_COLUMNS } from './store-claim.ts'
+import type { DeliveryAttemptsTable } from './tables.ts'
 
 /** One delivery_attempts row, as written (the table's own type: no second list of its columns). */
 export type AttemptRow = DeliveryAttemptsTable

@@ -1,7 +1,7 @@
 // SQL of the accounts module: accounts and the failed-login counters.
 import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
-import type { AccountsTable } from '../../platform/db/schema.ts'
+import type { AccountsTable } from './tables.ts'
 
 export type AccountRow = Selectable<AccountsTable>
 

@@ -1,7 +1,7 @@
 // SQL of the annotations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
 import type { Insertable, Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
-import type { AnnotationsTable } from '../../platform/db/schema.ts'
+import type { AnnotationsTable } from './tables.ts'
 
 export const table = 'annotations'
 

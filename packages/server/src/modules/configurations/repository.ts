@@ -1,7 +1,7 @@
 // SQL of the configurations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
 import type { Insertable, Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
-import type { ConfigurationsTable } from '../../platform/db/schema.ts'
+import type { ConfigurationsTable } from './tables.ts'
 
 export const table = 'configurations'
 

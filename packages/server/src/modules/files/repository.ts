@@ -2,7 +2,7 @@
 import type { Insertable } from 'kysely'
 import type { FileState } from '../../contract/index.ts'
 import { type Executor, precompiled } from '../../platform/db/index.ts'
-import type { FileSharesTable, FilesTable } from '../../platform/db/schema.ts'
+import type { FileSharesTable, FilesTable } from './tables.ts'
 
 /**
  * The columns a file record shows, not `files.*`: fewer columns make SQLite's statement preparation

@@ -1,5 +1,6 @@
 // SQL of the scene module: the scene tree's node IDs and the per-node attributes.
 import type { Executor } from '../../platform/db/index.ts'
+import type { SceneNodesTable } from './tables.ts'
 
 // Keeps every statement well below the bind-parameter limits of both dialects.
 const CHUNK = 200
@@ -38,12 +39,7 @@ export async function existingNodeIds(
   return found
 }
 
-export interface SceneNodeRow {
-  node_id: string
-  parent_id: string | null
-  name: string
-  position: number
-}
+export type SceneNodeRow = Omit<SceneNodesTable, 'file_id'>
 
 export async function replaceSceneNodes(
   db: Executor,

@@ -2,7 +2,7 @@
 // not lapsed and its deletion (if any) has not taken effect; the predicate below is the one truth.
 import { type ExpressionBuilder, sql } from 'kysely'
 import { type Database, type Executor, precompiled } from '../../platform/db/index.ts'
-import type { SessionsTable } from '../../platform/db/schema.ts'
+import type { SessionsTable } from './tables.ts'
 
 export type SessionRow = SessionsTable
 

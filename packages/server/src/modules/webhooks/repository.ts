@@ -3,7 +3,7 @@
 // it disables a failing webhook); deliveries and attempts are the engine's (delivery/index.ts).
 import type { Selectable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
-import type { WebhooksTable } from '../../platform/db/schema.ts'
+import type { WebhooksTable } from './tables.ts'
 
 export type WebhookRow = Selectable<WebhooksTable>
 
