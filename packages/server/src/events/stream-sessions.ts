@@ -21,6 +21,7 @@ export interface SessionBoundStreams {
 }
 
 export class StreamSessionWatch implements RowChangeListener {
+  readonly watchedTables: readonly WatchedTable[] = ['sessions']
   readonly #streams: SessionBoundStreams
   readonly #db: Db
   readonly #log: Logger

@@ -27,6 +27,8 @@ interface Entry<V> {
 }
 
 export class AuthRowCache implements RowChangeListener {
+  /** The rows it caches; their tables' owners are this module and accounts (its index.ts door). */
+  readonly watchedTables: readonly WatchedTable[] = ['sessions', 'accounts']
   readonly #sessions = new Map<string, Entry<SessionWithAccount>>()
   readonly #accounts = new Map<string, Entry<Account>>()
   /** Moves on every invalidation: a read that started before one must not be cached. */

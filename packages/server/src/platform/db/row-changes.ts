@@ -1,6 +1,7 @@
 // Row-change feeds for caches of rows that change rarely but are read on every request (sessions,
 // accounts). A cache may answer from memory only while the feed is `covered`: every change made by
-// any process since the entry was read has been or will be reported to it.
+// any process since the entry was read has been or will be reported to it. Each listener names the
+// tables it hears of (`watchedTables`, named by their owners: the kernel names no feature table).
 // - SQLite: a TEMP trigger on this connection calls into JavaScript inside the writing statement
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
@@ -11,10 +12,14 @@
 import { randomUUID } from 'node:crypto'
 import type SqliteDatabase from 'better-sqlite3'
 import type { NotificationSubscriber, PgNotifications } from './notifications.ts'
+import type { Database } from './schema.ts'
 
-/** The tables whose updates and deletes are reported (by `id`). */
-const WATCHED_TABLES = ['sessions', 'accounts'] as const
-export type WatchedTable = (typeof WATCHED_TABLES)[number]
+/**
+ * A table whose updates and deletes are reported (by `id`). On PostgreSQL the table needs a NOTIFY
+ * trigger (migration 0016 adds them to `sessions` and `accounts`; another table needs its own
+ * migration); on SQLite the feed adds a TEMP trigger itself.
+ */
+export type WatchedTable = keyof Database & string
 /**
  * The PostgreSQL channel the triggers of migration 0016 notify: `<schema> <table> <id>`; also the
  * writers' `<schema> sync <nonce>` and the feeds' `<schema> ack <nonce> <feed>` (row-sync.ts).
@@ -35,7 +40,9 @@ const REGISTER_FEED = `with gone as (delete from auth_listeners l where l.backen
 const UNREGISTER_FEED = 'delete from auth_listeners where feed_id = $1'
 
 export interface RowChangeListener {
-  /** A row was updated or deleted (by this process or another). */
+  /** The tables whose changes this listener hears of (each with an `id` column). */
+  readonly watchedTables: readonly WatchedTable[]
+  /** A row of one of `watchedTables` was updated or deleted (by this process or another). */
   changed(table: WatchedTable, id: string): void
   /** Changes may have been missed (feed lost or regained, another process wrote): forget everything. */
   reset(): void
@@ -61,24 +68,32 @@ export type WatchRows = (
 /** SQLite: one set of TEMP triggers per connection, shared by every listener on it. */
 export function sqliteRowWatcher(database: SqliteDatabase.Database): WatchRows {
   const listeners = new Set<RowChangeListener>()
-  let installed = false
-  const install = () => {
-    database.function('tessera_row_changed', { deterministic: false }, (table: unknown, id: unknown) => {
-      for (const listener of listeners) listener.changed(table as WatchedTable, String(id))
-      return null
-    })
-    for (const table of WATCHED_TABLES) {
+  const installed = new Set<string>()
+  const install = (tables: readonly WatchedTable[]) => {
+    if (installed.size === 0) {
+      database.function('tessera_row_changed', { deterministic: false }, (table: unknown, id: unknown) => {
+        for (const listener of listeners) {
+          if (listener.watchedTables.includes(table as WatchedTable))
+            listener.changed(table as WatchedTable, String(id))
+        }
+        return null
+      })
+    }
+    for (const table of tables) {
+      if (installed.has(table)) continue
+      // Interpolated into the trigger's SQL: only a plain table name may get there.
+      if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`not a table name: ${table}`)
       for (const event of ['update', 'delete']) {
         database.exec(
           `create temp trigger if not exists tessera_${table}_${event} after ${event} on main.${table} ` +
             `begin select tessera_row_changed('${table}', old.id); end`,
         )
       }
+      installed.add(table)
     }
-    installed = true
   }
   return (listener) => {
-    if (!installed) install()
+    install(listener.watchedTables)
     const dataVersion = database.prepare('pragma data_version').pluck()
     let seen = dataVersion.get()
     // One look per event-loop turn: the pragma is a statement (~10 µs), asked twice per request, and
@@ -185,7 +200,7 @@ class PgRowFeed implements NotificationSubscriber {
         .catch((error: unknown) => this.log('could not acknowledge a row-change sync', error))
       return
     }
-    if (kind === ACK_KIND) return
+    if (kind === ACK_KIND || !this.listener.watchedTables.includes(kind as WatchedTable)) return
     this.listener.changed(kind as WatchedTable, id)
   }
 
