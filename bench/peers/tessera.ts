@@ -7,10 +7,10 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../../packages/server/src/app/app.ts'
+import { loadConfig } from '../../packages/server/src/app/config.ts'
 import { warmConnections } from '../../packages/server/src/app/server-context.ts'
 import { emitEvent } from '../../packages/server/src/events/index.ts'
 import { createAccount } from '../../packages/server/src/modules/accounts/index.ts'
-import { loadConfig } from '../../packages/server/src/platform/config.ts'
 import { migrate, openDatabase } from '../../packages/server/src/platform/db/index.ts'
 import {
   EVENT,

@@ -4,7 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../src/app/app.ts'
-import { loadConfig } from '../src/platform/config.ts'
+import { loadConfig } from '../src/app/config.ts'
 import { tempDir } from '../test/support/harness.ts'
 
 export const OPENAPI_FILE = path.resolve(

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import net from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { loadConfig } from '../src/platform/config.ts'
+import { loadConfig } from '../src/app/config.ts'
 import { problemOf } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 

@@ -3,7 +3,7 @@
 // (the default) both headers are ignored: any client could claim any address or https.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { loadConfig } from '../src/platform/config.ts'
+import { loadConfig } from '../src/app/config.ts'
 import { newAccount, PASSWORD } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 

@@ -4,9 +4,11 @@
 // variables (see `tessera-server serve --help`).
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { type Config, ConfigError, configHelp, loadConfig } from '../platform/config.ts'
+import { configHelp, loadConfig } from '../app/config.ts'
+import type { Config } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
 import { AppError } from '../platform/errors.ts'
+import { ConfigError } from '../platform/settings.ts'
 import { parseDuration } from '../platform/units.ts'
 import { exitWithNpmParent, out, StartError, UsageError, withContext } from './common.ts'
 

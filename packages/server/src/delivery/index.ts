@@ -4,6 +4,7 @@
 export { createDeliveryMetrics, type DeliveryMetrics } from './metrics.ts'
 export { nextDelay } from './record.ts'
 export { envelopeBody } from './send.ts'
+export { deliverySettings } from './settings.ts'
 export { hashServiceToken, secretStrength } from './signing.ts'
 export { TargetRefused, vetUrl } from './ssrf.ts'
 export {

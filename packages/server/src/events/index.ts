@@ -13,6 +13,7 @@ export {
   pruneEvents,
   type RetentionConfig,
 } from './retention.ts'
+export { eventSettings } from './settings.ts'
 export { StreamHub } from './stream-hub.ts'
 export type { StreamSink } from './stream-subscriber.ts'
 export { deliveryChannel, wakeWorkers } from './wake.ts'

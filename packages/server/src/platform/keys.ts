@@ -5,8 +5,8 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose'
-import { ConfigError } from './config.ts'
 import { makePrivateDir } from './file-modes.ts'
+import { ConfigError } from './settings.ts'
 
 export interface InstanceKeys {
   privateKey: KeyObject

@@ -6,7 +6,7 @@
 // It runs apart from the test process on purpose: better-sqlite3 waits for SQLite's write lock
 // synchronously, which would freeze a receiver living in the same event loop, turning its answers
 // into timeouts and retries that have nothing to do with what is under test.
-import { loadConfig } from '../../src/platform/config.ts'
+import { loadConfig } from '../../src/app/config.ts'
 import { openDatabase } from '../../src/platform/db/index.ts'
 import { emitMany } from './emitter.ts'
 

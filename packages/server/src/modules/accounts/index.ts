@@ -20,3 +20,4 @@ export {
   markAccountDisabled,
   timingDummy,
 } from './service.ts'
+export { accountSettings } from './settings.ts'

@@ -4,4 +4,5 @@
 export { uploadFormatPolicy } from './formats.ts'
 export { conversionRoutes } from './routes.ts'
 export { MAX_ATTEMPTS } from './service.ts'
+export { conversionSettings } from './settings.ts'
 export { ConversionWorker } from './worker.ts'

@@ -11,6 +11,7 @@ export { sweepPrunedRevisions } from './revisions.ts'
 export { fileRoutes } from './routes.ts'
 
 export { discardBlob, recordOf } from './service.ts'
+export { fileSettings } from './settings.ts'
 export { refreshRolesOfAccount } from './sharing.ts'
 export {
   conversionSource,

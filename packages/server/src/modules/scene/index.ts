@@ -4,4 +4,5 @@ export {
   replaceSceneTree,
   type SceneNode,
 } from './service.ts'
+export { sceneSettings } from './settings.ts'
 export { sceneTreeJson } from './tree-json.ts'

@@ -12,3 +12,4 @@ export {
   pruneSessions,
   setAccountDisabled,
 } from './service.ts'
+export { sessionSettings } from './settings.ts'

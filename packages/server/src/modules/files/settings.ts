@@ -1,0 +1,66 @@
+// The settings modules/files/ owns: uploads, kept revisions, shares, the quota of stored bytes and the
+// pages of file-item listings. Declared here, assembled and parsed once at start-up with every other
+// owner's by app/config.ts (platform/settings.ts describes the shape).
+import { integer, type Setting, size, sizeOrZero } from '../../platform/settings.ts'
+
+declare module '../../platform/config.ts' {
+  interface Config {
+    /** Largest upload accepted (bytes); larger ones get 413. */
+    uploadMaxBytes: number
+    /** Earlier revisions kept per file (their rows and original blobs); 0 keeps none. */
+    fileRevisionsKept: number
+    /** Bytes of file revisions (current and kept ones) one account may own; 0 = no quota. */
+    accountQuotaBytes: number
+    /** Accounts one file may be shared with. */
+    fileMaxShares: number
+    /** Items per page of the annotation and configuration listings (their default and maximum `limit`). */
+    itemPageMaxItems: number
+    /** A listing page ends at the first item past this many stored bytes (it always holds one item). */
+    itemPageMaxBytes: number
+  }
+}
+
+export const fileSettings = [
+  {
+    name: 'TESSERA_UPLOAD_MAX_BYTES',
+    key: 'uploadMaxBytes',
+    default: '2GiB',
+    help: 'larger uploads get 413',
+    parse: size(1, '1 byte'),
+  },
+  {
+    name: 'TESSERA_FILE_REVISIONS_KEPT',
+    key: 'fileRevisionsKept',
+    default: '10',
+    help: 'earlier revisions kept per file (original bytes, downloadable); 0 = keep none',
+    parse: integer(0, 1000),
+  },
+  {
+    name: 'TESSERA_ACCOUNT_QUOTA_BYTES',
+    key: 'accountQuotaBytes',
+    default: '0',
+    help: 'bytes of uploaded files (with kept revisions) one account may own; 0 = none (more: 413 QUOTA_EXCEEDED)',
+    parse: sizeOrZero,
+  },
+  {
+    name: 'TESSERA_FILE_MAX_SHARES',
+    key: 'fileMaxShares',
+    default: '1000',
+    help: 'accounts one file may be shared with (more: 409 SHARE_LIMIT_REACHED)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_ITEM_PAGE_MAX_ITEMS',
+    key: 'itemPageMaxItems',
+    default: '1000',
+    help: 'items per page of the annotation and configuration listings (default and maximum limit)',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_ITEM_PAGE_MAX_BYTES',
+    key: 'itemPageMaxBytes',
+    default: '2MiB',
+    help: 'a page of the annotation and configuration listings ends at the first item past this many bytes',
+    parse: size(1024, '1KiB'),
+  },
+] satisfies Setting[]
