@@ -1,6 +1,6 @@
 // The settings events/ owns: the retry schedule (the outbox schedules each delivery's first attempt by
-// it), what the event log keeps (retention.ts) and the bounds of the live event stream (stream-
-// hub.ts). Declared here, assembled and parsed once at start-up with every other owner's by
+// it), what the event log keeps (retention.ts) and the bounds of the live event stream
+// (stream-hub.ts). Declared here, assembled and parsed once at start-up with every other owner's by
 // app/config.ts (platform/settings.ts describes the shape).
 import { duration, integer, type Setting, size } from '../platform/settings.ts'
 import { parseDuration } from '../platform/units.ts'
