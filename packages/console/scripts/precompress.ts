@@ -1,6 +1,6 @@
 // Brotli and gzip copies of the console's compressible files, written next to them (`x.js.br`,
 // `x.js.gz`) at build time, so the server sends them as they are (`preCompressed` in
-// packages/server/src/console.ts) and never compresses per request. Node's own zlib does both:
+// packages/server/src/app/console.ts) and never compresses per request. Node's own zlib does both:
 // brotli at its maximum quality (11, a 16 MB window) costs seconds once per build and nothing per
 // request, and no compression package is needed (the output is the same a native `brotli -q 11`
 // gives: zlib links the reference brotli encoder).
