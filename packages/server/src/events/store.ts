@@ -7,7 +7,7 @@ import type { Db, Tx } from '../platform/db/index.ts'
 import { inList, listParam, run } from '../platform/db/raw-sql.ts'
 import type { DeliveriesTable, EventsTable } from '../platform/db/schema.ts'
 import { newId } from '../platform/ids.ts'
-import { PG_STREAM_CTE, SQLITE_STREAM_INSERT, streamNotify } from './stream-store.ts'
+import { PG_STREAM_CTE, SQLITE_STREAM_INSERT, streamNotify } from './stream-log.ts'
 import { deliveryChannel, streamChannel } from './wake.ts'
 
 export interface EventRow {
