@@ -546,7 +546,7 @@ VARIABLES.push({
   help: 'comma-separated origins allowed to call the API from a browser with credentials (CORS); empty = none',
   parse: origins,
 })
-// --- The live event stream (GET /events/stream, events/stream-hub.ts): bounds on the streams a
+// --- The live event stream (GET /events/stream, stream/hub.ts): bounds on the streams a
 // process holds and on what one slow reader may make it buffer.
 export interface Config {
   /** Open streams one account may hold per process (more: 429 STREAM_LIMIT_REACHED). */
