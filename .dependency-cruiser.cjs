@@ -1,7 +1,8 @@
 // Import rules of the server's layers (docs/architecture.md), checked by `npm run lint`.
 // Layers, bottom up: contract (pure TypeBox) → platform (kernel) → events (outbox) → delivery (engine)
-// → modules (features) → app (composition) → cli. A layer imports only those below it; a feature module imports another
-// only through that module's index.ts; no import cycle crosses a folder.
+// and, beside it, stream (the live event stream hub) → modules (features) → app (composition) → cli.
+// A layer imports only those below it (delivery and stream not each other); a layer or feature module
+// is reached only through its index.ts; no import cycle crosses a folder.
 const SRC = '^packages/server/src/'
 
 /** `from` may import nothing under src/ but the listed folders (npm packages are not restricted here). */
@@ -29,15 +30,26 @@ module.exports = {
     onlyImports('platform-below-features', 'platform', ['platform', 'contract']),
     onlyImports('events-layer', 'events', ['events', 'platform', 'contract']),
     onlyImports('delivery-layer', 'delivery', ['delivery', 'events', 'platform', 'contract']),
+    // events/ and delivery/ never import stream/ (their rules above leave it out): the hub reads what
+    // the outbox wrote, and emitEvent wakes it through a port of events/ (stream-log.ts).
+    onlyImports('stream-layer', 'stream', ['stream', 'events', 'platform', 'contract']),
     {
       name: 'nothing-below-imports-app',
       severity: 'error',
       comment:
         'app/ (composition) and cli/ sit on top: contract, platform, events, delivery and modules never import them',
-      from: { path: `${SRC}(contract|platform|events|delivery|modules)/` },
+      from: { path: `${SRC}(contract|platform|events|delivery|stream|modules)/` },
       to: { path: `${SRC}(app|cli)/` },
     },
-    onlyImports('app-below-cli', 'app', ['app', 'modules', 'delivery', 'events', 'platform', 'contract']),
+    onlyImports('app-below-cli', 'app', [
+      'app',
+      'modules',
+      'stream',
+      'delivery',
+      'events',
+      'platform',
+      'contract',
+    ]),
     {
       name: 'modules-through-index',
       severity: 'error',
@@ -55,9 +67,13 @@ module.exports = {
     {
       name: 'layers-through-index',
       severity: 'error',
-      comment: 'events/ and delivery/ are reached from outside only through their index.ts',
-      from: { path: SRC, pathNot: `${SRC}(events|delivery)/` },
-      to: { path: `${SRC}(events|delivery)/`, pathNot: `${SRC}(events|delivery)/index\\.ts$` },
+      comment: 'events/, delivery/ and stream/ are reached from outside them only through their index.ts',
+      // $1: the folder (or file) directly under src/ that imports; inside its own layer anything goes.
+      from: { path: `${SRC}([^/]+)` },
+      to: {
+        path: `${SRC}(events|delivery|stream)/`,
+        pathNot: [`${SRC}$1/`, `${SRC}(events|delivery|stream)/index\\.ts$`],
+      },
     },
     {
       name: 'no-cycle-between-folders',

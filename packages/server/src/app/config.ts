@@ -13,6 +13,7 @@ import { sessionSettings } from '../modules/sessions/index.ts'
 import { webhookSettings } from '../modules/webhooks/index.ts'
 import { type Config, kernelSettings } from '../platform/config.ts'
 import { type Env, loadSettings, settingsHelp } from '../platform/settings.ts'
+import { streamSettings } from '../stream/index.ts'
 
 const SETTINGS = [
   ...kernelSettings,
@@ -25,6 +26,7 @@ const SETTINGS = [
   ...conversionSettings,
   ...webhookSettings,
   ...eventSettings,
+  ...streamSettings,
   ...deliverySettings,
 ]
 

@@ -2,7 +2,7 @@
 // ports. Apart from app.ts so that a CLI command that only needs the database does not load the
 // HTTP routes and the conversion pipeline.
 import pino, { type DestinationStream } from 'pino'
-import { type EventPorts, HandOffPort, StreamHub } from '../events/index.ts'
+import { type EventPorts, HandOffPort } from '../events/index.ts'
 import { openBlobStore } from '../platform/blobs/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
@@ -11,12 +11,14 @@ import { tightenDataDir } from '../platform/file-modes.ts'
 import { type InstanceKeys, loadInstanceKeys } from '../platform/keys.ts'
 import { loggerOptions } from '../platform/logger.ts'
 import { TokenService } from '../platform/tokens.ts'
+import { createStreamHub, type StreamHub } from '../stream/index.ts'
 
 /**
- * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an
- * AppContext and hand it on to emitEvent, which finds the port there.
+ * The kernel's context plus the delivery hand-off port (events/hand-off.ts) and the process's live
+ * stream hub (stream/). Modules take it as an AppContext and hand it on to emitEvent, which finds the
+ * port and the hub (to wake at commit) there.
  */
-export type ServerContext = AppContext & EventPorts
+export type ServerContext = AppContext & EventPorts & { eventStream: StreamHub }
 
 export interface BuildOptions {
   /** Use this database (tests share one per file); otherwise opened from config and closed with the app. */
@@ -42,7 +44,7 @@ export async function createContext(config: Config, options: BuildOptions = {}):
   if (tightened.length > 0) log.warn({ changed: tightened }, 'data dir: group/other access removed')
   const blobs = await openBlobStore(config.storageUrl)
   const tokens = new TokenService(keys, config.authTokenTtlMs)
-  const eventStream = new StreamHub({ db, config, log })
+  const eventStream = createStreamHub({ db, config, log })
   return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
 }
 

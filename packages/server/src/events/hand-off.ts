@@ -6,7 +6,7 @@
 // is needed, nothing in platform/ changes, and an emitter without the port (another process, a
 // script, a test building its own ctx) simply leaves its deliveries for a worker to claim.
 import type { Db } from '../platform/db/index.ts'
-import type { StreamHub } from './stream-hub.ts'
+import type { StreamHub } from './stream-log.ts'
 
 /** A due delivery with what sending it needs: its webhook and its event (a claim's row). */
 export interface Job {

@@ -1,5 +1,6 @@
 // The event outbox: emitEvent writes an event and its deliveries in the caller's transaction and
-// hands new deliveries to an in-process worker through an injected port. The only door of events/.
+// hands new deliveries to an in-process worker through an injected port; it writes the live stream's
+// rows, which the stream layer (stream/) reads. The only door of events/.
 export { type DeliveryHandOff, type EventPorts, HandOffPort, type Job } from './hand-off.ts'
 export {
   type EmitInput,
@@ -14,6 +15,5 @@ export {
   type RetentionConfig,
 } from './retention.ts'
 export { eventSettings } from './settings.ts'
-export { StreamHub } from './stream-hub.ts'
-export type { StreamSink } from './stream-subscriber.ts'
-export { deliveryChannel, wakeWorkers } from './wake.ts'
+export { streamUuid } from './stream-log.ts'
+export { deliveryChannel, streamChannel, wakeWorkers } from './wake.ts'

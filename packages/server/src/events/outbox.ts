@@ -8,7 +8,7 @@ import { newId } from '../platform/ids.ts'
 import type { Waker } from '../platform/jobs.ts'
 import type { DeliveryHandOff, HandOffPort, Job } from './hand-off.ts'
 import * as store from './store.ts'
-import { streamUuid } from './stream-frames.ts'
+import { streamUuid } from './stream-log.ts'
 import { wakeWorkers } from './wake.ts'
 
 export interface EmitInput {

@@ -6,7 +6,7 @@ import type { Selectable } from 'kysely'
 import type { Db, Tx } from '../platform/db/index.ts'
 import { inList, listParam, run } from '../platform/db/raw-sql.ts'
 import { newId } from '../platform/ids.ts'
-import { PG_STREAM_CTE, SQLITE_STREAM_INSERT, streamNotify } from './stream-store.ts'
+import { PG_STREAM_CTE, SQLITE_STREAM_INSERT, streamNotify } from './stream-log.ts'
 import type { DeliveriesTable, EventsTable } from './tables.ts'
 import { deliveryChannel, streamChannel } from './wake.ts'
 

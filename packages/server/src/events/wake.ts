@@ -11,7 +11,7 @@ export function wakeWorkers(db: Db, executor: Executor): Promise<void> {
 }
 
 /**
- * Wakes the live event stream hubs (events/stream-hub.ts). On PostgreSQL the emit statement sends
+ * Wakes the live event stream hubs (stream/hub.ts). On PostgreSQL the emit statement sends
  * its NOTIFY itself (store.ts); on SQLite emitEvent wakes this process's hub at commit.
  */
 export const streamChannel = new WakeChannel('tessera_event_stream')

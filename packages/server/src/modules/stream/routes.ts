@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { StreamHub } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
+import type { StreamHub } from '../../stream/index.ts'
 import { StreamHeaders, StreamQuery, StreamResponse } from './schemas.ts'
 import { serveStream } from './service.ts'
 import { testEventRoute } from './test-event.ts'

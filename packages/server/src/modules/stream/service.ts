@@ -2,9 +2,9 @@
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { EVENT_NAMES, isEventName } from '../../contract/index.ts'
-import type { StreamHub, StreamSink } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
+import type { StreamHub, StreamSink } from '../../stream/index.ts'
 import { requestSessionId } from '../sessions/index.ts'
 
 /** How long a stream that was told to go may take to read its last bytes before its socket is dropped. */

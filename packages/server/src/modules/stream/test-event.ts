@@ -4,8 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { EVENT_NAMES, ID_PATTERN } from '../../contract/index.ts'
-import { emitStreamTestEvent, type StreamHub } from '../../events/index.ts'
+import { emitStreamTestEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
+import type { StreamHub } from '../../stream/index.ts'
 import { AccountRateLimit, testSample } from '../webhooks/index.ts'
 
 const TestEventBody = Type.Object(

@@ -1,19 +1,20 @@
 // The live event stream hub of one process: it reads newly committed events from the stream's log
-// (stream-store.ts) in one query per wake-up, for every connected account at once, and fans them
-// out to the connected streams. Woken on PostgreSQL by the NOTIFY each emitting transaction sends at
-// commit (from any process), on SQLite by emitEvent at commit in this process and by a poll for other
-// processes sharing the file. A stream that resumes (Last-Event-ID) or falls behind (its socket not
-// draining) reads its own backlog from the database, never from memory, then joins the live scans.
+// (a StreamStore, store.ts) in one query per wake-up, for every connected account at once, and fans
+// them out to the connected streams. Woken by emitEvent at commit in this process, by its database's
+// wake-up source (dialect.ts: on PostgreSQL the NOTIFY each emitting transaction sends at commit,
+// from any process) and by a poll (on SQLite, for other processes sharing the file). A stream that
+// resumes (Last-Event-ID) or falls behind (its socket not draining) reads its own backlog from the
+// database, never from memory, then joins the live scans.
 import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
-import { type Waker, wakeOnNotify } from '../platform/jobs.ts'
-import { comment, PING, resetFrame } from './stream-frames.ts'
-import { type SessionBoundStreams, StreamSessionWatch } from './stream-sessions.ts'
-import * as store from './stream-store.ts'
-import { type StreamSink, type StreamSpec, Subscriber } from './stream-subscriber.ts'
-import { streamChannel } from './wake.ts'
+import type { Waker } from '../platform/jobs.ts'
+import type { StreamWakeSource } from './dialect.ts'
+import { comment, PING, resetFrame } from './frames.ts'
+import { type SessionBoundStreams, StreamSessionWatch } from './sessions.ts'
+import { isAfter, later, type Position, type StreamRow, type StreamStore } from './store.ts'
+import { type StreamSink, type StreamSpec, Subscriber } from './subscriber.ts'
 
 type StreamConfig = Pick<
   Config,
@@ -21,9 +22,13 @@ type StreamConfig = Pick<
 >
 
 export interface StreamHubOptions {
+  /** The database emitEvent must write to for its commits to wake this hub (events/outbox.ts). */
   db: Db
   config: StreamConfig
   log: Logger
+  /** The log's reads on that database. */
+  store: StreamStore
+  wakeSource: StreamWakeSource
 }
 
 export interface StreamStats {
@@ -42,25 +47,24 @@ const BATCH = 500
 const MIN_CATCH_UP = 4
 /** Catch-up rows a stream may keep in memory while it waits for its socket (JSON text bytes). */
 const HELD_BYTES = 1024 * 1024
-/** PostgreSQL: a safety poll besides LISTEN (a lost notification only delays). */
-const PG_POLL_MS = 2000
 /** Looking again while an older transaction holds committed events back: from 5 ms, doubling. */
 const HELD_RETRY_MS = [5, 10, 20, 40, 80]
 
 export class StreamHub implements Waker, SessionBoundStreams {
   readonly db: Db
   readonly #options: StreamHubOptions
+  readonly #store: StreamStore
   readonly #byAccount = new Map<string, Set<Subscriber>>()
   #count = 0
   /** Every row up to here was fanned out to the live streams. */
-  #cursor: store.Position | null = null
+  #cursor: Position | null = null
   #scanning = false
   #again = false
   #heldRetries = 0
   /** Counts accounts that got their first stream: a scan sees whether any joined while it ran. */
   #accountsJoined = 0
   #timers: NodeJS.Timeout[] = []
-  /** PostgreSQL: stops listening for new stream rows. */
+  /** Stops the wake-up source (listening for other processes' commits). */
   #unlisten: (() => void) | null = null
   #closed = false
   #peak = 0
@@ -70,7 +74,8 @@ export class StreamHub implements Waker, SessionBoundStreams {
   constructor(options: StreamHubOptions) {
     this.#options = options
     this.db = options.db
-    this.#sessions = new StreamSessionWatch(this, options.db, options.log)
+    this.#store = options.store
+    this.#sessions = new StreamSessionWatch(this, options.db, options.store, options.log)
   }
 
   /**
@@ -121,9 +126,7 @@ export class StreamHub implements Waker, SessionBoundStreams {
    */
   async start(subscriber: Subscriber, want: Omit<StreamSpec, 'sink'>, open: () => StreamSink): Promise<void> {
     const cursor = await this.#ensureCursor()
-    const resumeAt = want.lastEventId
-      ? await store.positionOf(this.db, want.lastEventId, want.accountId)
-      : null
+    const resumeAt = want.lastEventId ? await this.#store.positionOf(want.lastEventId, want.accountId) : null
     subscriber.pos = resumeAt ?? cursor
     const sink = open()
     if (subscriber.ended) {
@@ -179,11 +182,11 @@ export class StreamHub implements Waker, SessionBoundStreams {
   }
 
   /** The hub's position, made current when no stream kept it moving. */
-  async #ensureCursor(): Promise<store.Position> {
+  async #ensureCursor(): Promise<Position> {
     const live = [...this.#all()].some((s) => s.live)
     if (this.#cursor === null || !live) {
-      const head = await store.head(this.db)
-      this.#cursor = this.#cursor === null ? head : store.later(this.#cursor, head)
+      const head = await this.#store.head()
+      this.#cursor = this.#cursor === null ? head : later(this.#cursor, head)
     }
     return this.#cursor
   }
@@ -199,15 +202,15 @@ export class StreamHub implements Waker, SessionBoundStreams {
       // Held (its session is being checked): unhold starts it again.
       while (!subscriber.ended && !subscriber.held) {
         const bound = this.#cursor
-        if (bound === null || !store.isAfter(bound, subscriber.pos)) {
+        if (bound === null || !isAfter(bound, subscriber.pos)) {
           subscriber.live = true
           return
         }
         await subscriber.spec?.sink.drained(limit)
         if (subscriber.ended) return
-        const rows = await store.catchUp(this.db, subscriber.accountId, subscriber.pos, bound, batch)
+        const rows = await this.#store.catchUp(subscriber.accountId, subscriber.pos, bound, batch)
         const sent = await this.#sendInOrder(subscriber, rows, limit)
-        if (sent === rows.length && rows.length < batch) subscriber.pos = store.later(subscriber.pos, bound)
+        if (sent === rows.length && rows.length < batch) subscriber.pos = later(subscriber.pos, bound)
         // Rows too big to wait with: read fewer next time (one frame sent per read of 500 was
         // quadratic), more again once a whole read went.
         batch = sent < rows.length ? Math.max(MIN_CATCH_UP, sent * 2) : Math.min(BATCH, batch * 2)
@@ -225,11 +228,11 @@ export class StreamHub implements Waker, SessionBoundStreams {
    * stops early (the rest is read again) when the rows it would keep waiting with exceed
    * HELD_BYTES: a slow stream holds little memory, yet a read is not thrown away for one frame.
    */
-  async #sendInOrder(subscriber: Subscriber, rows: store.StreamRow[], limit: number): Promise<number> {
+  async #sendInOrder(subscriber: Subscriber, rows: StreamRow[], limit: number): Promise<number> {
     let held = 0
     for (const row of rows) held += row.data.length
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as store.StreamRow
+      const row = rows[i] as StreamRow
       while (!this.#offer(subscriber, row, limit)) {
         if (subscriber.ended || subscriber.held || held > HELD_BYTES) return i
         await subscriber.spec?.sink.drained(limit)
@@ -239,7 +242,7 @@ export class StreamHub implements Waker, SessionBoundStreams {
     return rows.length
   }
 
-  #offer(subscriber: Subscriber, row: store.StreamRow, limit: number): boolean {
+  #offer(subscriber: Subscriber, row: StreamRow, limit: number): boolean {
     const sent = subscriber.offer(row, limit)
     if (sent) this.#peak = Math.max(this.#peak, subscriber.spec?.sink.bufferedBytes() ?? 0)
     return sent
@@ -254,11 +257,11 @@ export class StreamHub implements Waker, SessionBoundStreams {
         if (cursor === null || this.#count === 0) break
         const accounts = [...this.#byAccount.keys()]
         const joined = this.#accountsJoined
-        const result = await store.scan(this.db, cursor, accounts, BATCH)
+        const result = await this.#store.scan(cursor, accounts, BATCH)
         // The position moves before the fan-out: a stream that cannot take a row of this batch
         // starts catching up from the database at once, and its catch-up must cover the whole batch
         // (with the old position it went live again at once and lost the batch's later rows).
-        this.#cursor = store.later(this.#cursor ?? cursor, result.next)
+        this.#cursor = later(this.#cursor ?? cursor, result.next)
         this.#fanOut(result.rows)
         if (this.#accountsJoined !== joined) this.#catchUpUnscanned(accounts)
         if (result.rows.length >= BATCH) this.#again = true
@@ -272,11 +275,11 @@ export class StreamHub implements Waker, SessionBoundStreams {
     this.#retryIfHeld(held)
   }
 
-  #fanOut(rows: store.StreamRow[]): void {
+  #fanOut(rows: StreamRow[]): void {
     const limit = this.#options.config.streamBufferLimit
     for (const row of rows) {
       for (const subscriber of this.#byAccount.get(row.account_id) ?? []) {
-        if (!subscriber.live || !store.isAfter(row, subscriber.pos)) continue
+        if (!subscriber.live || !isAfter(row, subscriber.pos)) continue
         if (subscriber.held) {
           subscriber.live = false
           continue
@@ -318,14 +321,10 @@ export class StreamHub implements Waker, SessionBoundStreams {
   }
 
   #startTimers(): void {
-    const { config, log } = this.#options
-    const postgres = this.db.dialect === 'postgres'
-    const poll = postgres ? Math.max(PG_POLL_MS, config.streamPollMs) : config.streamPollMs
-    this.#timers.push(setInterval(() => this.wake(), poll).unref())
+    const { config, log, wakeSource } = this.#options
+    this.#timers.push(setInterval(() => this.wake(), wakeSource.pollMs(config.streamPollMs)).unref())
     this.#timers.push(setInterval(() => void this.#heartbeat(), config.streamHeartbeatMs).unref())
-    if (postgres && this.#unlisten === null) {
-      this.#unlisten = wakeOnNotify(this.db, streamChannel.name, () => this.wake(), log)
-    }
+    this.#unlisten ??= wakeSource.listen(() => this.wake(), log)
   }
 
   #stopTimers(): void {
@@ -364,7 +363,7 @@ export class StreamHub implements Waker, SessionBoundStreams {
     const accounts = [...this.#byAccount.keys()]
     if (accounts.length === 0) return
     try {
-      for (const refusal of await store.refusalsAmong(this.db, accounts)) {
+      for (const refusal of await this.#store.refusalsAmong(accounts)) {
         for (const subscriber of this.#byAccount.get(refusal.id) ?? []) {
           const issuedAt = subscriber.spec?.issuedAt ?? 0
           if (refusal.disabled) subscriber.end('account disabled')

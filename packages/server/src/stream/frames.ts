@@ -1,20 +1,6 @@
 // What a live event stream sends: Server-Sent Events frames around the webhook envelope.
-import { createHash } from 'node:crypto'
-import type { StreamRow } from './stream-store.ts'
-
-/**
- * The envelope's `uuid` on a stream: a webhook delivery has its own random uuid, but a stream has
- * no delivery row, so it is derived (a name-based, version 5 layout) from the event and the reader:
- * the same event reaches the same account with the same uuid on every resume, and each account with
- * its own, as with webhooks.
- */
-export function streamUuid(eventId: string, accountId: string): string {
-  const hash = createHash('sha1').update(`tessera-stream:${eventId}:${accountId}`).digest()
-  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50
-  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80
-  const hex = hash.subarray(0, 16).toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
+import { streamUuid } from '../events/index.ts'
+import type { StreamRow } from './store.ts'
 
 /**
  * The webhook envelope `{file, event, data, owner, runTimestamp, uuid}` in the order and spelling the

@@ -8,9 +8,9 @@
 // (another process on SQLite, a lost LISTEN connection) or an expiry by time alone.
 import type { Logger } from 'pino'
 import type { Db, RowChangeListener, RowWatch, WatchedTable } from '../platform/db/index.ts'
-import { sessionEndFrame } from './stream-frames.ts'
-import { endedSessionsAmong } from './stream-store.ts'
-import type { Subscriber } from './stream-subscriber.ts'
+import { sessionEndFrame } from './frames.ts'
+import type { StreamStore } from './store.ts'
+import type { Subscriber } from './subscriber.ts'
 
 /** What the watch needs of the hub. */
 export interface SessionBoundStreams {
@@ -24,14 +24,16 @@ export class StreamSessionWatch implements RowChangeListener {
   readonly watchedTables: readonly WatchedTable[] = ['sessions']
   readonly #streams: SessionBoundStreams
   readonly #db: Db
+  readonly #store: StreamStore
   readonly #log: Logger
   #watch: RowWatch | null = null
   #checking = false
   #again = false
 
-  constructor(streams: SessionBoundStreams, db: Db, log: Logger) {
+  constructor(streams: SessionBoundStreams, db: Db, store: StreamStore, log: Logger) {
     this.#streams = streams
     this.#db = db
+    this.#store = store
     this.#log = log
   }
 
@@ -86,7 +88,7 @@ export class StreamSessionWatch implements RowChangeListener {
     const bound = [...this.#streams.sessionBound()]
     const ids = [...new Set(bound.map((subscriber) => subscriber.spec?.sessionId ?? ''))]
     if (ids.length === 0) return
-    const ended = await endedSessionsAmong(this.#db, ids, Date.now())
+    const ended = await this.#store.endedSessionsAmong(ids, Date.now())
     // A change noticed while reading: read again before resuming anything (it may be that change).
     if (this.#again) return
     for (const subscriber of bound) {

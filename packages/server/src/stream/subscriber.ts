@@ -1,6 +1,6 @@
 // One connected event stream, as the hub sees it: where it stands, what it wants, and its socket.
-import { comment, eventFrame } from './stream-frames.ts'
-import type { Position, StreamRow } from './stream-store.ts'
+import { comment, eventFrame } from './frames.ts'
+import type { Position, StreamRow } from './store.ts'
 
 /** The transport under a stream (modules/stream writes it to the HTTP response). */
 export interface StreamSink {
