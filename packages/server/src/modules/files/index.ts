@@ -8,11 +8,11 @@ export {
   requireFileAccess,
 } from './access.ts'
 export { lockFile } from './locks.ts'
-export { sweepPrunedRevisions } from './revisions.ts'
+export { sweepPrunedRevisions } from './revisions/service.ts'
 export { fileRoutes } from './routes.ts'
 
 export { discardBlob, recordOf } from './service.ts'
-export { refreshRolesOfAccount } from './sharing.ts'
+export { refreshRolesOfAccount } from './sharing/service.ts'
 export {
   conversionSource,
   filesWithoutLiveConversion,
@@ -22,4 +22,4 @@ export {
   markReady,
   reportProgress,
 } from './state.ts'
-export type { StoredBytesReader, UploadFormatPolicy } from './upload-format.ts'
+export type { StoredBytesReader, UploadFormatPolicy } from './upload/format.ts'

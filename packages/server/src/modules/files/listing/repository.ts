@@ -1,6 +1,6 @@
 // SQL of the listings: a page of a directory, its sub-folders, the files shared with an account.
-import { type Executor, precompiled } from '../../platform/db/index.ts'
-import { FILE_RECORD_COLUMNS } from './repository.ts'
+import { type Executor, precompiled } from '../../../platform/db/index.ts'
+import { FILE_RECORD_COLUMNS } from '../repository.ts'
 
 // Names are unique in a directory (the key owner + parent/name is), so the name is the cursor;
 // every name is non-empty, so `name > ''` starts at the beginning. Index: files_owner_parent_name_idx.

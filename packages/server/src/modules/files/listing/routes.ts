@@ -4,9 +4,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import type { AppContext } from '../../platform/context.ts'
-import { cursorParam } from '../../platform/cursors.ts'
-import { sendJsonText } from '../../platform/http.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { cursorParam } from '../../../platform/cursors.ts'
+import { sendJsonText } from '../../../platform/http.ts'
+import { DirectoryParams, FileView, ShareRole } from '../schemas.ts'
 import {
   type DirectoryPage,
   type Folder as FolderEntry,
@@ -14,8 +15,7 @@ import {
   listDirectoryPage,
   listFolders,
   listSharedWith,
-} from './listing.ts'
-import { DirectoryParams, FileView, ShareRole } from './schemas.ts'
+} from './service.ts'
 
 // Query strings are not coerced: the limit comes as digits, checked against the maximum in listing.ts.
 const PageQuery = {

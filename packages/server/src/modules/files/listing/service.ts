@@ -1,14 +1,14 @@
 // Listings: a directory of the caller's own files page by page, with its sub-folders (the console's
 // view), and the files other accounts shared with the caller. Cursors are opaque to clients.
-import type { AppContext } from '../../platform/context.ts'
-import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
-import { AppError } from '../../platform/errors.ts'
-import { isId } from '../../platform/ids.ts'
-import * as repo from './listing-repository.ts'
-import { isFileName, normalizeDirectory } from './names.ts'
-import type { ShareRoleName } from './sharing.ts'
-import { fileViewJson, keptViewJson, withCaller } from './view-json.ts'
-import { type FileViewShape, toFileView } from './views.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { decodeCursor, encodeCursor } from '../../../platform/cursors.ts'
+import { AppError } from '../../../platform/errors.ts'
+import { isId } from '../../../platform/ids.ts'
+import { isFileName, normalizeDirectory } from '../names.ts'
+import type { ShareRoleName } from '../sharing/service.ts'
+import { fileViewJson, keptViewJson, withCaller } from '../view-json.ts'
+import { type FileViewShape, toFileView } from '../views.ts'
+import * as repo from './repository.ts'
 
 /** Default and largest page. */
 export const LISTING_PAGE_MAX = 1000
