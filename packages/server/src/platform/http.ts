@@ -3,8 +3,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
 import { Type } from 'typebox'
-import { cursorHoldsNul, invalidCursor } from './cursors.ts'
 import { AppError, ERRORS, type ErrorCode } from './errors.ts'
+import { cursorHoldsNul, invalidCursor } from './paging.ts'
 
 const ProblemSchema = Type.Object(
   {

@@ -1,7 +1,7 @@
 // The request and answer pieces the item routes share (routes.ts), and the access-list input that
 // each kind's own body schema uses.
 import { Type } from 'typebox'
-import { cursorParam } from '../../platform/cursors.ts'
+import { CursorParam, LimitParam, NextCursorUnlessUnpaged } from '../../contract/index.ts'
 import { ID_PATTERN } from '../../platform/ids.ts'
 
 const Id = Type.String({ pattern: ID_PATTERN })
@@ -19,24 +19,13 @@ export const AccessListInput = Type.Array(Type.String({ pattern: ACCESS_ENTRY_PA
 export const ListQuery = Type.Object(
   {
     file: Id,
-    limit: Type.Optional(
-      Type.String({
-        pattern: '^[1-9][0-9]{0,8}$',
-        description: 'items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000)',
-      }),
-    ),
-    cursor: cursorParam('nextCursor of the previous page'),
+    limit: LimitParam('items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000)'),
+    cursor: CursorParam(),
   },
   { additionalProperties: false },
 )
 
-export const ListingNextCursor = Type.Optional(
-  Type.Union([Type.String(), Type.Null()], {
-    description:
-      'cursor of the next page, null on the last one; left out when the call names neither limit nor ' +
-      'cursor and every item fits the first page (the answer of clients that do not page)',
-  }),
-)
+export const ListingNextCursor = NextCursorUnlessUnpaged('item')
 
 /** A DELETE's id, as JSON body {"_id"} or as query ?_id=. */
 export const IdInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })

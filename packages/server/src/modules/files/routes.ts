@@ -5,11 +5,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
-import { sendJsonText } from '../../platform/http.ts'
 import { listingRoutes } from './listing/routes.ts'
 import { revisionRoutes } from './revisions/routes.ts'
 import { FileAnswer, FileParams, FileRecord, FileView, Ok } from './schemas.ts'
-import { deleteFile, getFileJson, originalDownload } from './service.ts'
+import { deleteFile, getFile, originalDownload } from './service.ts'
 import { shareRoutes } from './sharing/routes.ts'
 import { thumbnailRoute } from './thumbnail-route.ts'
 import type { UploadFormatPolicy } from './upload/format.ts'
@@ -47,11 +46,10 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         response: { 200: FileAnswer },
       },
     },
-    async (request, reply) => {
-      const file = await getFileJson(ctx, request.auth.accountId, request.params.id)
-      // The stored view text spliced in (view-json.ts).
-      return sendJsonText(reply, `{"success":true,"file":${file}}`)
-    },
+    async (request) => ({
+      success: true as const,
+      file: await getFile(ctx, request.auth.accountId, request.params.id),
+    }),
   )
 
   app.get(

@@ -12,7 +12,7 @@ import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revisions/repository.ts'
 import { removePrunedRevisions } from './revisions/service.ts'
-import { fileViewJson } from './view-json.ts'
+import { fileView } from './view-cache.ts'
 import { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
 
 export type { FileRecordShape, FileViewShape } from './views.ts'
@@ -37,10 +37,10 @@ export async function viewOf(db: Executor, fileId: string, accountId: string): P
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
-/** The file as its caller sees it, as JSON text (view-json.ts): what GET /file/:id sends. */
-export async function getFileJson(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
+/** The file as its caller sees it (its row's part kept, view-cache.ts): what GET /file/:id answers. */
+export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
   const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return fileViewJson(file, role)
+  return fileView(file, role)
 }
 
 export async function originalDownload(

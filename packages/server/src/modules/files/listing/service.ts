@@ -1,31 +1,27 @@
 // Listings: a directory of the caller's own files page by page, with its sub-folders (the console's
-// view), and the files other accounts shared with the caller. Cursors are opaque to clients.
+// view), and the files other accounts shared with the caller. Paging: platform/paging.ts; a page of
+// a directory is read by the database's listing store (store.ts).
 import type { AppContext } from '../../../platform/context.ts'
-import { decodeCursor, encodeCursor } from '../../../platform/cursors.ts'
-import { AppError } from '../../../platform/errors.ts'
 import { isId } from '../../../platform/ids.ts'
+import { checkPageLimit, keyCursor, pageOfRows, pageStart } from '../../../platform/paging.ts'
 import { isFileName, normalizeDirectory } from '../names.ts'
 import type { ShareRoleName } from '../sharing/service.ts'
-import { fileViewJson, keptViewJson, withCaller } from '../view-json.ts'
+import { withCaller } from '../view-cache.ts'
 import { type FileViewShape, toFileView } from '../views.ts'
 import * as repo from './repository.ts'
+import type { Lister, ListingStore } from './store.ts'
 
 /** Default and largest page. */
 export const LISTING_PAGE_MAX = 1000
 
-/** The key after which a page starts ('' = the first page): a file name, or a file ID. */
-function pageStart(cursor: string | undefined, isKey: (key: string) => boolean): string {
-  return cursor === undefined ? '' : decodeCursor(cursor, isKey)
-}
+/** A directory's cursor: the last file name of a page, base64url-encoded. */
+const fileNameCursor = keyCursor(isFileName)
+/** The shared listing's cursor: the last file ID of a page, base64url-encoded. */
+const fileIdCursor = keyCursor(isId)
 
 /** A page size as the query gives it (digits); 400 past the maximum. */
 function pageLimit(raw: string | undefined): number {
-  if (raw === undefined) return LISTING_PAGE_MAX
-  const limit = Number(raw)
-  if (!(Number.isInteger(limit) && limit >= 1 && limit <= LISTING_PAGE_MAX)) {
-    throw new AppError('VALIDATION_FAILED', `limit must be 1..${LISTING_PAGE_MAX}`)
-  }
-  return limit
+  return raw === undefined ? LISTING_PAGE_MAX : checkPageLimit(Number(raw), LISTING_PAGE_MAX)
 }
 
 export interface Page {
@@ -34,75 +30,26 @@ export interface Page {
 }
 
 export interface DirectoryPage {
-  /** Each file's view as JSON text (view-json.ts), in name order. */
-  filesJson: string[]
+  /** The files' views, in name order. */
+  files: FileViewShape[]
   nextCursor: string | null
-}
-
-/** Who lists: the owner of the directory (its e-mail is in the answer's records). */
-export interface Lister {
-  accountId: string
-  email: string
 }
 
 export async function listDirectoryPage(
   ctx: AppContext,
+  store: ListingStore,
   lister: Lister,
   directory: string,
   page: Page,
 ): Promise<DirectoryPage> {
   const limit = pageLimit(page.limit)
-  const args = [
-    lister.accountId,
-    normalizeDirectory(directory),
-    pageStart(page.cursor, isFileName),
-    limit + 1,
-  ] as const
-  // SQLite answers in this process: the narrow key query, then whole rows only for the views not
-  // kept, costs less than reading every wide JSON column (docs/benchmarks.md). On PostgreSQL the
-  // second query would be a second round trip, so one query reads everything.
-  const rows =
-    ctx.db.dialect === 'sqlite'
-      ? await keysThenMissingRows(ctx, lister.email, ...args)
-      : (await repo.listDirectoryPage(ctx.db.kysely, ...args)).map((row) => ({
-          name: row.name,
-          json: fileViewJson(row, 'owner'),
-        }))
-  const listed = rows.slice(0, limit)
-  const last = listed.at(-1)
-  return {
-    // The lister owns every file of their directories.
-    filesJson: listed.flatMap((row) => (row.json === undefined ? [] : [row.json])),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null,
-  }
-}
-
-/**
- * A page as names and view texts, read key-first (see listDirectoryPage). The rows not kept are
- * read after the keys: one changed meanwhile shows its newer view, one deleted has no text (it is
- * left out, while paging still follows the keys).
- */
-async function keysThenMissingRows(
-  ctx: AppContext,
-  ownerEmail: string,
-  ...args: Parameters<typeof repo.listDirectoryPageKeys> extends [unknown, ...infer A] ? A : never
-): Promise<{ name: string; json: string | undefined }[]> {
-  const keys = (await repo.listDirectoryPageKeys(ctx.db.kysely, ...args)).map((key) => ({
-    ...key,
-    owner_email: ownerEmail,
-    user_email: key.other_uploader_email ?? ownerEmail,
-  }))
-  const kept = keys.map(keptViewJson)
-  const missing = keys.filter((_, i) => kept[i] === undefined).map((key) => key.id)
-  const owned = (text: string | undefined) => text && withCaller(text, 'owner')
-  if (missing.length === 0) return keys.map((key, i) => ({ name: key.name, json: owned(kept[i]) }))
-  const rows = new Map(
-    (await repo.ownFilesByIds(ctx.db.kysely, args[0], missing)).map((row) => [row.id, row]),
-  )
-  return keys.map((key, i) => {
-    const row = rows.get(key.id)
-    return { name: key.name, json: owned(kept[i]) ?? (row && fileViewJson(row, 'owner')) }
-  })
+  const afterName = pageStart(fileNameCursor, page.cursor) ?? ''
+  const parent = normalizeDirectory(directory)
+  const entries = await store.directoryPage(ctx.db.kysely, lister, parent, afterName, limit + 1)
+  const { rows, nextCursor } = pageOfRows(entries, limit, fileNameCursor, (entry) => entry.name)
+  // The lister owns every file of their directories.
+  const files = rows.flatMap((entry) => (entry.view === undefined ? [] : [withCaller(entry.view, 'owner')]))
+  return { files, nextCursor }
 }
 
 export interface Folder {
@@ -136,11 +83,11 @@ export async function listSharedWith(
   page: Page,
 ): Promise<{ files: SharedFileShape[]; nextCursor: string | null }> {
   const limit = pageLimit(page.limit)
-  const afterId = pageStart(page.cursor, isId)
-  const rows = await repo.listSharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
-  const files = rows
-    .slice(0, limit)
-    .map((row) => toFileView(row, row.share_role === 'editor' ? 'editor' : 'viewer') as SharedFileShape)
-  const last = files.at(-1)
-  return { files, nextCursor: rows.length > limit && last ? encodeCursor(last._id) : null }
+  const afterId = pageStart(fileIdCursor, page.cursor) ?? ''
+  const found = await repo.listSharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
+  const { rows, nextCursor } = pageOfRows(found, limit, fileIdCursor, (row) => row.id)
+  const files = rows.map(
+    (row) => toFileView(row, row.share_role === 'editor' ? 'editor' : 'viewer') as SharedFileShape,
+  )
+  return { files, nextCursor }
 }
