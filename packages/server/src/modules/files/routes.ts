@@ -1,5 +1,5 @@
-// The files API: one file (read, download, delete); directory listings in listing-routes.ts, uploads
-// in upload-routes.ts, revision history in revision-routes.ts, sharing in share-routes.ts.
+// The files API: one file (read, download, delete); directory listings in listing/routes.ts, uploads
+// in upload/routes.ts, revision history in revisions/routes.ts, sharing in sharing/routes.ts.
 // Registered in this order, which is the OpenAPI document's order.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -13,6 +13,7 @@ import { shareRoutes } from './sharing/routes.ts'
 import { thumbnailRoute } from './thumbnail-route.ts'
 import type { UploadFormatPolicy } from './upload/format.ts'
 import { uploadRoute } from './upload/routes.ts'
+import { answerSerializer, fileAnswerText } from './view-text.ts'
 
 /** `uploadFormat` decides which uploads can be converted (the conversion module's policy). */
 export async function fileRoutes(
@@ -45,6 +46,8 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         params: FileParams,
         response: { 200: FileAnswer },
       },
+      // The FileAnswer schema's answer, the kept view's text kept with it (view-text.ts).
+      serializerCompiler: answerSerializer(fileAnswerText),
     },
     async (request) => ({
       success: true as const,

@@ -1,6 +1,6 @@
-// Files: records, directory listings, downloads and deletion (uploads and revisions: upload.ts;
-// sharing: sharing.ts). Blobs are removed only after the transaction that stops referencing them
-// commits, so a committed row never points at a missing blob.
+// Files: records, downloads and deletion (uploads: upload/; revisions: revisions/; sharing:
+// sharing/; listings: listing/). Blobs are removed only after the transaction that stops
+// referencing them commits, so a committed row never points at a missing blob.
 import { noteFileDeleted } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
@@ -60,7 +60,7 @@ export async function originalDownload(
 
 /**
  * Owner only. The row, its shares and jobs go in one transaction, its earlier revisions are marked
- * pruned in it; the blobs once it commits (the revisions' through their rows, see revisions.ts).
+ * pruned in it; the blobs once it commits (the revisions' through their rows, see revisions/service.ts).
  */
 export async function deleteFile(ctx: AppContext, accountId: string, fileId: string): Promise<void> {
   const { db } = ctx

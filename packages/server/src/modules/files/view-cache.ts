@@ -4,14 +4,15 @@
 // the view that can change after the row is inserted — `version` and `updated_at` move with every
 // write to a file except the conversion's progress (repository.ts), which is kept itself, as are the
 // state, the thumbnail and the two e-mail addresses joined from `accounts` — and used only while all
-// of them still match the row, so a hit is the view toRowView would give now, whichever process
-// wrote the row. Bounded: the files kept longest go first. The kept view is the row's part, the same
-// for every caller (the caller's `role` and `capabilities` are added per answer, withCaller); it is
-// shared between answers, so nothing may change it: routes only serialize it (their response schema).
+// of them still match the row, so a hit is the view toFileView would give now, whichever process
+// wrote the row. Bounded: the files kept longest go first. One view object is kept per caller role
+// (the row's part is the same for every caller; `role` and `capabilities` depend on the role only),
+// so an unchanged file answers the same object request after request, and its JSON text is kept with
+// it (view-text.ts). Kept views are shared: nothing may change them.
 
 import type { FileRole } from './access.ts'
 import type { FileRowWithEmails } from './repository.ts'
-import { type CallerFields, callerFields, type FileViewShape, type RowViewShape, toRowView } from './views.ts'
+import { callerFields, type FileViewShape, type RowViewShape, toRowView } from './views.ts'
 
 const MAX_ENTRIES = 5000
 
@@ -21,7 +22,7 @@ export type ViewKeyRow = Pick<
   'id' | 'version' | 'updated_at' | 'progress' | 'state' | 'thumbnail_key' | 'owner_email' | 'user_email'
 >
 
-type Kept = Omit<ViewKeyRow, 'id'> & { view: RowViewShape }
+type Kept = Omit<ViewKeyRow, 'id'> & { row: RowViewShape; byRole: Partial<Record<FileRole, FileViewShape>> }
 
 /** By file ID: compared field by field, no key string to build and hash per row. */
 const kept = new Map<string, Kept>()
@@ -38,38 +39,37 @@ function matches(entry: Kept, row: ViewKeyRow): boolean {
   )
 }
 
-/** The kept view for a row with these key columns, if it is still the row's. */
-export function keptView(row: ViewKeyRow): RowViewShape | undefined {
+/** The kept entry's view as `role` sees it, made once per role. */
+function viewAs(entry: Kept, role: FileRole): FileViewShape {
+  let view = entry.byRole[role]
+  if (view === undefined) {
+    view = { ...entry.row, ...callerFields(role) }
+    entry.byRole[role] = view
+  }
+  return view
+}
+
+/** The kept view for a row with these key columns, as `role` sees it, if it is still the row's. */
+export function keptView(row: ViewKeyRow, role: FileRole): FileViewShape | undefined {
   const entry = kept.get(row.id)
-  return entry && matches(entry, row) ? entry.view : undefined
+  return entry && matches(entry, row) ? viewAs(entry, role) : undefined
 }
 
-/** The caller's fields, one object per role (they depend on nothing else). */
-const CALLER_FIELDS = Object.fromEntries(
-  (['owner', 'editor', 'viewer'] as const).map((role) => [role, callerFields(role)]),
-) as Record<FileRole, CallerFields>
-
-/** A row's view with the caller's `role` and `capabilities` added. */
-export function withCaller(view: RowViewShape, role: FileRole): FileViewShape {
-  return { ...view, ...CALLER_FIELDS[role] }
-}
-
-/** The file's view (the API's FileView) as `role` sees it. */
+/** The file's view (the API's FileView) as `role` sees it, kept. */
 export function fileView(row: FileRowWithEmails, role: FileRole): FileViewShape {
-  return withCaller(rowView(row), role)
-}
-
-/** The row's part of the view, kept. */
-export function rowView(row: FileRowWithEmails): RowViewShape {
-  const hit = keptView(row)
-  if (hit !== undefined) return hit
-  const view = toRowView(row)
+  const entry = kept.get(row.id)
+  if (entry && matches(entry, row)) return viewAs(entry, role)
   kept.delete(row.id) // re-inserted last: the oldest entries are the first in the map's order
   if (kept.size >= MAX_ENTRIES) {
     const oldest = kept.keys().next()
     if (!oldest.done) kept.delete(oldest.value)
   }
   const { version, updated_at, progress, state, thumbnail_key, owner_email, user_email } = row
-  kept.set(row.id, { version, updated_at, progress, state, thumbnail_key, owner_email, user_email, view })
-  return view
+  const added: Kept = {
+    ...{ version, updated_at, progress, state, thumbnail_key, owner_email, user_email },
+    row: toRowView(row),
+    byRole: {},
+  }
+  kept.set(row.id, added)
+  return viewAs(added, role)
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../../platform/context.ts'
 import { DirectoryParams } from '../schemas.ts'
+import { answerSerializer, listingText } from '../view-text.ts'
 import { Listing, PageQuery, SharedFileView, SharedListing } from './schemas.ts'
 import {
   type DirectoryPage,
@@ -24,6 +25,8 @@ function specAnswer(page: DirectoryPage, paging: boolean) {
   const { files, nextCursor } = page
   return { success: true as const, files, ...(paging || nextCursor !== null ? { nextCursor } : {}) }
 }
+
+const listingSerializer = answerSerializer(listingText)
 
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.addSchema(SharedFileView)
@@ -50,6 +53,8 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         }),
         response: { 200: Listing },
       },
+      // The Listing schema's answer, each kept view's text kept with it (view-text.ts).
+      serializerCompiler: listingSerializer,
     },
     async (request) => {
       const { path, limit, cursor } = request.query
@@ -77,6 +82,8 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         querystring: Type.Object(PageQuery),
         response: { 200: Listing },
       },
+      // The Listing schema's answer, each kept view's text kept with it (view-text.ts).
+      serializerCompiler: listingSerializer,
     },
     async (request) => {
       const { limit, cursor } = request.query

@@ -6,7 +6,6 @@ import { isId } from '../../../platform/ids.ts'
 import { checkPageLimit, keyCursor, pageOfRows, pageStart } from '../../../platform/paging.ts'
 import { isFileName, normalizeDirectory } from '../names.ts'
 import type { ShareRoleName } from '../sharing/service.ts'
-import { withCaller } from '../view-cache.ts'
 import { type FileViewShape, toFileView } from '../views.ts'
 import * as repo from './repository.ts'
 import type { Lister, ListingStore } from './store.ts'
@@ -47,8 +46,7 @@ export async function listDirectoryPage(
   const parent = normalizeDirectory(directory)
   const entries = await store.directoryPage(ctx.db.kysely, lister, parent, afterName, limit + 1)
   const { rows, nextCursor } = pageOfRows(entries, limit, fileNameCursor, (entry) => entry.name)
-  // The lister owns every file of their directories.
-  const files = rows.flatMap((entry) => (entry.view === undefined ? [] : [withCaller(entry.view, 'owner')]))
+  const files = rows.flatMap((entry) => (entry.view === undefined ? [] : [entry.view]))
   return { files, nextCursor }
 }
 

@@ -5,7 +5,7 @@
 // key columns first and whole rows only for the views not kept costs less than reading every wide
 // JSON column; on PostgreSQL that second query would be a second round trip, so one query reads all.
 import type { Dialect, Executor } from '../../../platform/db/index.ts'
-import type { RowViewShape } from '../views.ts'
+import type { FileViewShape } from '../views.ts'
 import { postgresListingStore } from './postgres/store.ts'
 import { sqliteListingStore } from './sqlite/store.ts'
 
@@ -18,8 +18,11 @@ export interface Lister {
 /** One file of a directory page: its name (the cursor's key) and its view, if it still exists. */
 export interface DirectoryEntry {
   name: string
-  /** The row's part of the file's view; undefined when the file went between two reads of the page. */
-  view: RowViewShape | undefined
+  /**
+   * The file's view as its owner (the lister: a directory holds only its owner's files) sees it,
+   * kept (view-cache.ts); undefined when the file went between two reads of the page.
+   */
+  view: FileViewShape | undefined
 }
 
 export interface ListingStore {

@@ -1,4 +1,4 @@
-// SQL of the revision history (the `file_revisions` table; see revisions.ts).
+// SQL of the revision history (the `file_revisions` table; see service.ts).
 import type { Insertable } from 'kysely'
 import type { Executor } from '../../../platform/db/index.ts'
 import type { FileRevisionsTable } from '../../../platform/db/schema.ts'

@@ -1,4 +1,4 @@
-// The revision history of a file: its revisions, and the original bytes of each (revisions.ts).
+// The revision history of a file: its revisions, and the original bytes of each (service.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../../platform/context.ts'

@@ -1,5 +1,5 @@
 // The revision history of a file. An upload to the path of an existing file replaces its current
-// revision (upload.ts); in the same transaction the replaced revision becomes a `file_revisions`
+// revision (upload/service.ts); in the same transaction the replaced revision becomes a `file_revisions`
 // row and its original blob stays. At most TESSERA_FILE_REVISIONS_KEPT earlier revisions are kept:
 // older ones are marked pruned in that transaction, and once it commits their blobs are removed,
 // then their rows. The row is what records the pending removal, so a crash in between leaves a

@@ -2,7 +2,7 @@
 // memory, measured and hashed on the way, refused past TESSERA_UPLOAD_MAX_BYTES); then one
 // transaction writes the file row (new, or the next revision of the caller's file at that path),
 // queues the conversion and emits `file_uploaded`. A replaced revision goes into the file's history
-// (revisions.ts) with its blob; blobs of revisions pruned past the limit are removed once that
+// (revisions/service.ts) with its blob; blobs of revisions pruned past the limit are removed once that
 // commits, the new one if it does not, so a committed row never points at a missing blob.
 
 import { emitEvent } from '../../../events/index.ts'

@@ -2,7 +2,7 @@
 // makes, would be a second round trip); views not changed since they were kept are not rebuilt.
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
 import { FILE_RECORD_COLUMNS } from '../../repository.ts'
-import { rowView } from '../../view-cache.ts'
+import { fileView } from '../../view-cache.ts'
 import type { ListingStore } from '../store.ts'
 
 // Names are unique in a directory (the key owner + parent/name is), so the name is the cursor;
@@ -24,6 +24,6 @@ const directoryPage = precompiled((db, ownerId: string, parent: string, afterNam
 export const postgresListingStore: ListingStore = {
   async directoryPage(db: Executor, lister, parent, afterName, limit) {
     const rows = await directoryPage(db, lister.accountId, parent, afterName, limit)
-    return rows.map((row) => ({ name: row.name, view: rowView(row) }))
+    return rows.map((row) => ({ name: row.name, view: fileView(row, 'owner') }))
   },
 }

@@ -6,7 +6,7 @@
 // while paging still follows the keys).
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
 import { FILE_RECORD_COLUMNS } from '../../repository.ts'
-import { keptView, rowView } from '../../view-cache.ts'
+import { fileView, keptView } from '../../view-cache.ts'
 import type { ListingStore } from '../store.ts'
 
 // No wide JSON columns and no join: the owner is the lister, whose e-mail the lister knows; the
@@ -60,13 +60,13 @@ export const sqliteListingStore: ListingStore = {
       owner_email: lister.email,
       user_email: key.other_uploader_email ?? lister.email,
     }))
-    const kept = keys.map(keptView)
+    const kept = keys.map((key) => keptView(key, 'owner'))
     const missing = keys.filter((_, i) => kept[i] === undefined).map((key) => key.id)
     if (missing.length === 0) return keys.map((key, i) => ({ name: key.name, view: kept[i] }))
     const rows = new Map((await ownFilesByIds(db, lister.accountId, missing)).map((row) => [row.id, row]))
     return keys.map((key, i) => {
       const row = rows.get(key.id)
-      return { name: key.name, view: kept[i] ?? (row && rowView(row)) }
+      return { name: key.name, view: kept[i] ?? (row && fileView(row, 'owner')) }
     })
   },
 }
