@@ -2,7 +2,6 @@
 // configurations). The shared skeleton — the routes' shapes, the access lists, the per-file totals
 // and caps, the paging — while each kind's module owns its table and plugs its rows in (kind.ts).
 
-export type { ItemViewer } from './access-lists.ts'
 export * as accessLists from './access-lists.ts'
 export { normalizeAccessList } from './acl.ts'
 export type { ItemCaller } from './kind.ts'

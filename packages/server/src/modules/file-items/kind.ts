@@ -34,7 +34,7 @@ export interface ItemRow {
  * An item table's SQL, as its module's repository.ts gives it: `New` is the row an insert takes,
  * `Changes` the columns an update sets.
  */
-export interface ItemRows<Row extends ItemRow, New, Changes> extends PagedRows<Row> {
+interface ItemRows<Row extends ItemRow, New, Changes> extends PagedRows<Row> {
   find(db: Executor, id: string): Promise<Row | undefined>
   insert(db: Executor, row: New): Promise<unknown>
   /** Applies `changes` if the row is still at `version` (and counts it up); false when it moved on. */

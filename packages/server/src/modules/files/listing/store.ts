@@ -16,7 +16,7 @@ export interface Lister {
 }
 
 /** One file of a directory page: its name (the cursor's key) and its view, if it still exists. */
-export interface DirectoryEntry {
+interface DirectoryEntry {
   name: string
   /**
    * The file's view as its owner (the lister: a directory holds only its owner's files) sees it,
