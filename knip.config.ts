@@ -62,7 +62,7 @@ const config: KnipConfig = {
     // exported types are the generator's, not ours to prune; a regeneration would bring them back.
     'packages/client/src/generated/**': ['exports', 'types'],
     // These two modules' service.ts passes the whole namespace (`rows: repo`, an ItemRows in
-    // files/item-kind.ts); knip counts only `repo.member` accesses, so every member looks unused.
+    // file-items/kind.ts); knip counts only `repo.member` accesses, so every member looks unused.
     'packages/server/src/modules/{annotations,configurations}/repository.ts': ['exports'],
   },
 }

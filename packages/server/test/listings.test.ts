@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { listDirectory } from '../src/modules/files/repository.ts'
+import { FileView } from '../src/modules/files/schemas.ts'
 import { toFileView } from '../src/modules/files/views.ts'
 import { problemOf, signedIn } from './support/api.ts'
 import { uploadFile } from './support/files.ts'
@@ -243,6 +244,16 @@ for (const dialect of dialects()) {
       for (let round = 0; round < 2; round++) {
         const listed = (await get(me.headers, '/file/dir/private/whole')).files as unknown[]
         assert.deepEqual(listed, JSON.parse(JSON.stringify(expected)), `round ${round}`)
+        // The listing's own serializer (view-text.ts) writes the schema's members, in its order.
+        for (const file of listed)
+          assert.deepEqual(Object.keys(file as object), Object.keys(FileView.properties))
+        const one = await t.app.inject({
+          method: 'GET',
+          url: `/file/${expected[0]?._id}`,
+          headers: me.headers,
+        })
+        assert.deepEqual(Object.keys(one.json().file), Object.keys(FileView.properties))
+        assert.deepEqual(one.json().file, listed[0], `round ${round}: GET /file/:id answers the same view`)
       }
     })
 

@@ -41,7 +41,7 @@ function operationsOf(t: TestApp): Operation[] {
       .flatMap(([path, item]) =>
         METHODS.filter((m) => item[m] !== undefined && !streams(item[m])).map((method) => ({ method, path })),
       )
-      // The specification's sub-folder listing, hidden from the document (listing-routes.ts), still answers.
+      // The specification's sub-folder listing, hidden from the document (files/listing/routes.ts), still answers.
       .concat([{ method: 'get', path: '/file/dir/private/{*}' }])
   )
 }

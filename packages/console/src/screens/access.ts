@@ -2,8 +2,8 @@
 // views, so the screens offer only what the server will accept (and say why the rest is missing).
 //
 // The file's part comes from the server: `role` and `capabilities` on the file record. The item
-// lists are checked here by the server's own rule (server: platform/acl.ts listAllows,
-// platform/item-access.ts rights, annotations/service.ts aspects), since an item record carries its
+// lists are checked here by the server's own rule (server: modules/file-items/acl.ts
+// listAllows, modules/file-items/access-lists.ts rights, annotations/service.ts aspects), since an item record carries its
 // lists but not the caller's rights: the item's author and the file's owner may do everything; anyone
 // else needs each list that applies to be empty, to hold "*", or to hold their e-mail (lower-case).
 import {

@@ -7,6 +7,7 @@ import { accountSettings } from '../modules/accounts/index.ts'
 import { annotationSettings } from '../modules/annotations/index.ts'
 import { configurationSettings } from '../modules/configurations/index.ts'
 import { conversionSettings } from '../modules/conversion/index.ts'
+import { fileItemSettings } from '../modules/file-items/index.ts'
 import { fileSettings } from '../modules/files/index.ts'
 import { sceneSettings } from '../modules/scene/index.ts'
 import { sessionSettings } from '../modules/sessions/index.ts'
@@ -20,6 +21,7 @@ const SETTINGS = [
   ...sessionSettings,
   ...accountSettings,
   ...fileSettings,
+  ...fileItemSettings,
   ...annotationSettings,
   ...configurationSettings,
   ...sceneSettings,

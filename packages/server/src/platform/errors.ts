@@ -8,7 +8,7 @@ export const ERRORS = {
   BAD_REQUEST: { status: 400, title: 'Bad Request' },
   WEAK_SECRET: { status: 400, title: 'Bad Request' },
   UNKNOWN_NODE: { status: 400, title: 'Bad Request' },
-  // A list endpoint's `cursor` that is not one this API answered (platform/cursors.ts).
+  // A list endpoint's `cursor` that is not one this API answered (platform/paging.ts).
   INVALID_CURSOR: { status: 400, title: 'Bad Request' },
   INVALID_CREDENTIALS: { status: 401, title: 'Unauthorized' },
   AUTH_TOKEN_MISSING: { status: 401, title: 'Unauthorized' },

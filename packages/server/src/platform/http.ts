@@ -3,8 +3,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
 import { Type } from 'typebox'
-import { cursorHoldsNul, invalidCursor } from './cursors.ts'
 import { AppError, ERRORS, type ErrorCode } from './errors.ts'
+import { cursorHoldsNul, invalidCursor } from './paging.ts'
 
 const ProblemSchema = Type.Object(
   {
@@ -240,26 +240,6 @@ function holdsNul(value: unknown): boolean {
     return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner))
   }
   return false
-}
-
-// The spec's DELETE routes (annotations, configurations) take the id as JSON body or query.
-
-/** preValidation: a DELETE may come without a body (id in the query); validation then sees {}. */
-export async function bodyOptional(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {}
-}
-
-/** The id of a DELETE, from the JSON body or the query (both: they must agree). */
-export function idOfDelete(body: { _id?: string } | undefined | null, query: { _id?: string }): string {
-  const fromBody = body?._id
-  const fromQuery = query._id
-  if (fromBody && fromQuery && fromBody !== fromQuery) {
-    throw new AppError('VALIDATION_FAILED', '_id in the body and in the query differ.')
-  }
-  const id = fromBody ?? fromQuery
-  if (!id)
-    throw new AppError('VALIDATION_FAILED', 'Give the _id to delete, as JSON body {"_id"} or as ?_id=.')
-  return id
 }
 
 /**

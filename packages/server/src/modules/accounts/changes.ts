@@ -2,9 +2,9 @@
 // the paged list the admin console shows.
 import { hash, verify } from '@node-rs/argon2'
 import type { AppContext } from '../../platform/context.ts'
-import { idCursor } from '../../platform/cursors.ts'
 import { awaitRowChangesSeen, type Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import { checkPageLimit, idCursor, pageOfRows, pageStart } from '../../platform/paging.ts'
 import { type RateLimitState, rateLimitListFields } from '../../platform/rate-limit-headers.ts'
 import { afterSuccess, failureBudgets, releaseLoginAttempt, reserveLoginAttempt } from './login-budgets.ts'
 import * as repo from './repository.ts'
@@ -75,9 +75,9 @@ export async function listAccountsPage(
   ctx: AppContext,
   page: { cursor: string | undefined; limit: number },
 ): Promise<AccountsPage> {
-  if (page.limit > 1000) throw new AppError('VALIDATION_FAILED', 'limit must be 1..1000')
-  const after = page.cursor === undefined ? undefined : idCursor(page.cursor)
-  const rows = await repo.listAccountsAfter(ctx.db.kysely, after, page.limit + 1)
-  const accounts = rows.slice(0, page.limit).map(toAccount)
-  return { accounts, nextCursor: rows.length > page.limit ? (accounts.at(-1)?.id ?? null) : null }
+  const limit = checkPageLimit(page.limit, 1000)
+  const after = pageStart(idCursor, page.cursor)
+  const rows = await repo.listAccountsAfter(ctx.db.kysely, after, limit + 1)
+  const { rows: listed, nextCursor } = pageOfRows(rows, limit, idCursor, (row) => row.id)
+  return { accounts: listed.map(toAccount), nextCursor }
 }

@@ -1,13 +1,12 @@
 import { Type } from 'typebox'
-import { cursorParam } from '../../platform/cursors.ts'
+import { CursorParam, LimitParam, NextCursor } from '../../contract/index.ts'
 
 const AccountRef = Type.Ref('Account')
 
 export const AccountsQuery = Type.Object(
   {
-    // Query strings are not coerced: digits, checked against the maximum by the route.
-    limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: '1..1000, default 1000' })),
-    cursor: cursorParam('nextCursor of the previous page'),
+    limit: LimitParam('1..1000, default 1000'),
+    cursor: CursorParam(),
   },
   { additionalProperties: false },
 )
@@ -15,9 +14,7 @@ export const AccountsQuery = Type.Object(
 export const AccountsList = Type.Object({
   success: Type.Literal(true),
   accounts: Type.Array(AccountRef),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
-    description: 'pass as `cursor` for the next page; null on the last page',
-  }),
+  nextCursor: NextCursor(),
 })
 
 export const NewAccountBody = Type.Object(

@@ -1,9 +1,9 @@
-// SQL of the annotations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
-import type { Insertable, Selectable } from 'kysely'
+// SQL of the annotations module, its table's only reader and writer: the rows the file-items skeleton
+// works on (its ItemRows), updates and deletes through platform/db/revised-rows.ts.
+import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
+import { deleteRow, updateRowAt } from '../../platform/db/revised-rows.ts'
 import type { AnnotationsTable } from './tables.ts'
-
-export const table = 'annotations'
 
 export type AnnotationRow = Selectable<AnnotationsTable> & { author_email: string }
 
@@ -52,4 +52,18 @@ export function bytesOf(row: AnnotationRow): number {
 
 export function insert(db: Executor, row: Insertable<AnnotationsTable>): Promise<unknown> {
   return db.insertInto('annotations').values(row).execute()
+}
+
+/** Applies `changes` if the row is still at `version` (and counts it up); false when it moved on. */
+export function updateAt(
+  db: Executor,
+  id: string,
+  version: number,
+  changes: Updateable<AnnotationsTable>,
+): Promise<boolean> {
+  return updateRowAt(db, 'annotations', id, version, changes)
+}
+
+export function remove(db: Executor, id: string): Promise<void> {
+  return deleteRow(db, 'annotations', id)
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { AnnotationRecord } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { ItemRoutes } from '../../platform/item-routes.ts'
+import { ItemRoutes } from '../file-items/index.ts'
 import { CreateAnnotationBody, UpdateAnnotationBody } from './schemas.ts'
 import { annotations, createAnnotation, updateAnnotation } from './service.ts'
 

@@ -5,7 +5,7 @@
 //   only reads (403 on writes); anyone else gets 404 for the file and its annotations.
 // - Within that, the annotation's author and the file's owner always have every right.
 // - Everyone else is checked against the annotation's lists (e-mails or "*"; an empty list restricts
-//   nothing, see platform/acl.ts): `readPermissions` gates seeing the annotation at all (hidden ones
+//   nothing, see file-items/acl.ts): `readPermissions` gates seeing the annotation at all (hidden ones
 //   are left out of listings and answer 404), `writePermissions` gates changing or deleting it, and
 //   each `permissions` array gates one aspect: readTitle/writeTitle → `name`,
 //   readDescription/writeDescription → `content`, readTargets/writeTargets → `targets`,
@@ -24,13 +24,11 @@ import {
   type AnnotationPermissionsShape,
   type AnnotationRecordShape,
 } from '../../contract/index.ts'
-import { normalizeAccessList } from '../../platform/acl.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
-import * as accessLists from '../../platform/item-access.ts'
-import { FileItems, type ItemCaller } from '../files/index.ts'
+import { accessLists, FileItems, type ItemCaller, normalizeAccessList } from '../file-items/index.ts'
 import * as repo from './repository.ts'
 
 type PermissionLists = Omit<AnnotationPermissionsShape, '_id'>
@@ -118,7 +116,7 @@ function redact(record: AnnotationRecordShape, rights: Rights): AnnotationRecord
   }
 }
 
-/** The annotations of files: the shared skeleton (files/items.ts) with this module's parts. */
+/** The annotations of files: the shared skeleton (modules/file-items) with this module's parts. */
 export const annotations = new FileItems({
   noun: 'annotation',
   rows: repo,

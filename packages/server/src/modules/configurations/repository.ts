@@ -1,9 +1,9 @@
-// SQL of the configurations module (updates and deletes: platform/db/revised-rows.ts, by `table`).
-import type { Insertable, Selectable } from 'kysely'
+// SQL of the configurations module, its table's only reader and writer: the rows the file-items skeleton
+// works on (its ItemRows), updates and deletes through platform/db/revised-rows.ts.
+import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Executor } from '../../platform/db/index.ts'
+import { deleteRow, updateRowAt } from '../../platform/db/revised-rows.ts'
 import type { ConfigurationsTable } from './tables.ts'
-
-export const table = 'configurations'
 
 export type ConfigurationRow = Selectable<ConfigurationsTable> & {
   author_email: string
@@ -47,4 +47,18 @@ export function bytesOf(row: ConfigurationRow): number {
 
 export function insert(db: Executor, row: Insertable<ConfigurationsTable>): Promise<unknown> {
   return db.insertInto('configurations').values(row).execute()
+}
+
+/** Applies `changes` if the row is still at `version` (and counts it up); false when it moved on. */
+export function updateAt(
+  db: Executor,
+  id: string,
+  version: number,
+  changes: Updateable<ConfigurationsTable>,
+): Promise<boolean> {
+  return updateRowAt(db, 'configurations', id, version, changes)
+}
+
+export function remove(db: Executor, id: string): Promise<void> {
+  return deleteRow(db, 'configurations', id)
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ConfigurationRecord } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { ItemRoutes } from '../../platform/item-routes.ts'
+import { ItemRoutes } from '../file-items/index.ts'
 import { SaveConfigurationBody } from './schemas.ts'
 import { configurations, saveConfiguration } from './service.ts'
 

@@ -1,13 +1,9 @@
 import { Type } from 'typebox'
-import { ACCESS_ENTRY_PATTERN } from '../../platform/acl.ts'
 import { ID_PATTERN } from '../../platform/ids.ts'
+import { AccessListInput } from '../file-items/index.ts'
 
 const Id = Type.String({ pattern: ID_PATTERN })
 const Int32 = { minimum: -2147483648, maximum: 2147483647 }
-const AccessListInput = Type.Array(Type.String({ pattern: ACCESS_ENTRY_PATTERN, maxLength: 254 }), {
-  maxItems: 1000,
-  description: 'account e-mails, or "*" for everyone with access to the file; empty: no restriction',
-})
 const Opaque = Type.Array(Type.Unknown(), { maxItems: 10_000 })
 
 const UP_VECTORS = ['X+', 'X-', 'Y+', 'Y-', 'Z+', 'Z-'] as const

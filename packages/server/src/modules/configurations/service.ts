@@ -1,7 +1,7 @@
 // Configurations: saved viewer states of a file (camera, environment, layers, clipping, …).
 //
 // Who may do what: the file role first (owner and editor write, viewer reads, anyone else 404), then
-// the configuration's access lists exactly like an annotation's (platform/acl.ts): its author and the
+// the configuration's access lists exactly like an annotation's (file-items/acl.ts): its author and the
 // file's owner always have every right; others need `readPermissions` to see it (else it is left out
 // of listings and answers 404) and `writePermissions` to change or delete it (else 403). Only the
 // author and the file's owner may change the lists themselves.
@@ -20,8 +20,7 @@ import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
-import * as accessLists from '../../platform/item-access.ts'
-import { FileItems, type ItemCaller } from '../files/index.ts'
+import { accessLists, FileItems, type ItemCaller } from '../file-items/index.ts'
 import * as repo from './repository.ts'
 import type { SaveConfigurationBody } from './schemas.ts'
 
@@ -120,7 +119,7 @@ function rightsOf(record: ConfigurationRecordShape, authorId: string, who: acces
   return { ...rights, hears: rights.read }
 }
 
-/** The configurations of files: the shared skeleton (files/items.ts) with this module's parts. */
+/** The configurations of files: the shared skeleton (modules/file-items) with this module's parts. */
 export const configurations = new FileItems({
   noun: 'configuration',
   rows: repo,

@@ -1,18 +1,19 @@
 // Files: records, directories, uploads and revisions, downloads, sharing and access; the locks of a
-// file (one order, see locks.ts) and its conversion state, which the conversion module moves.
+// file (one order, see locks.ts) and its conversion state, which the conversion module moves. The
+// items that live on a file (annotations, configurations) are modules/file-items'.
 export {
+  type FileAccess,
   fileReaderIds,
+  fileReaders,
   requireFileAccess,
 } from './access.ts'
-export type { ItemCaller } from './item-kind.ts'
-export { FileItems } from './items.ts'
 export { lockFile } from './locks.ts'
-export { sweepPrunedRevisions } from './revisions.ts'
+export { sweepPrunedRevisions } from './revisions/service.ts'
 export { fileRoutes } from './routes.ts'
 
 export { discardBlob, recordOf } from './service.ts'
 export { fileSettings } from './settings.ts'
-export { refreshRolesOfAccount } from './sharing.ts'
+export { refreshRolesOfAccount } from './sharing/service.ts'
 export {
   conversionSource,
   filesWithoutLiveConversion,
@@ -22,4 +23,4 @@ export {
   markReady,
   reportProgress,
 } from './state.ts'
-export type { StoredBytesReader, UploadFormatPolicy } from './upload-format.ts'
+export type { StoredBytesReader, UploadFormatPolicy } from './upload/format.ts'

@@ -6,7 +6,7 @@ import { type Db, lockResource, type Tx } from '../../platform/db/index.ts'
  * jobs (upload, revision, deletion, sharing, conversion claims and outcomes):
  *
  * 0. `lockAccountQuota(owner)` — uploads only, and only with TESSERA_ACCOUNT_QUOTA_BYTES set
- *    (quota.ts): uploads of one account queue so that together they cannot pass the quota.
+ *    (upload/quota.ts): uploads of one account queue so that together they cannot pass the quota.
  * 1. `lockFilePath(owner, key)` — uploads only, before reading which file sits at the path: two
  *    first uploads to one path cannot both create the file.
  * 2. `lockFile(fileId)` — before reading for change or writing the file's row, its shares or its

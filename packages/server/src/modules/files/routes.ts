@@ -1,19 +1,19 @@
-// The files API: one file (read, download, delete); directory listings in listing-routes.ts, uploads
-// in upload-routes.ts, revision history in revision-routes.ts, sharing in share-routes.ts.
+// The files API: one file (read, download, delete); directory listings in listing/routes.ts, uploads
+// in upload/routes.ts, revision history in revisions/routes.ts, sharing in sharing/routes.ts.
 // Registered in this order, which is the OpenAPI document's order.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
-import { sendJsonText } from '../../platform/http.ts'
-import { listingRoutes } from './listing-routes.ts'
-import { revisionRoutes } from './revision-routes.ts'
+import { listingRoutes } from './listing/routes.ts'
+import { revisionRoutes } from './revisions/routes.ts'
 import { FileAnswer, FileParams, FileRecord, FileView, Ok } from './schemas.ts'
-import { deleteFile, getFileJson, originalDownload } from './service.ts'
-import { shareRoutes } from './share-routes.ts'
+import { deleteFile, getFile, originalDownload } from './service.ts'
+import { shareRoutes } from './sharing/routes.ts'
 import { thumbnailRoute } from './thumbnail-route.ts'
-import type { UploadFormatPolicy } from './upload-format.ts'
-import { uploadRoute } from './upload-routes.ts'
+import type { UploadFormatPolicy } from './upload/format.ts'
+import { uploadRoute } from './upload/routes.ts'
+import { answerSerializer, fileAnswerText } from './view-text.ts'
 
 /** `uploadFormat` decides which uploads can be converted (the conversion module's policy). */
 export async function fileRoutes(
@@ -46,12 +46,13 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         params: FileParams,
         response: { 200: FileAnswer },
       },
+      // The FileAnswer schema's answer, the kept view's text kept with it (view-text.ts).
+      serializerCompiler: answerSerializer(fileAnswerText),
     },
-    async (request, reply) => {
-      const file = await getFileJson(ctx, request.auth.accountId, request.params.id)
-      // The stored view text spliced in (view-json.ts).
-      return sendJsonText(reply, `{"success":true,"file":${file}}`)
-    },
+    async (request) => ({
+      success: true as const,
+      file: await getFile(ctx, request.auth.accountId, request.params.id),
+    }),
   )
 
   app.get(

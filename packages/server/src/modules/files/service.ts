@@ -1,6 +1,6 @@
-// Files: records, directory listings, downloads and deletion (uploads and revisions: upload.ts;
-// sharing: sharing.ts). Blobs are removed only after the transaction that stops referencing them
-// commits, so a committed row never points at a missing blob.
+// Files: records, downloads and deletion (uploads: upload/; revisions: revisions/; sharing:
+// sharing/; listings: listing/). Blobs are removed only after the transaction that stops
+// referencing them commits, so a committed row never points at a missing blob.
 import { noteFileDeleted } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
@@ -10,9 +10,9 @@ import { dropFileJobs } from '../../platform/job-queue.ts'
 import { requireFileAccess, roleOf } from './access.ts'
 import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
-import { pruneAllRevisions } from './revision-repository.ts'
-import { removePrunedRevisions } from './revisions.ts'
-import { fileViewJson } from './view-json.ts'
+import { pruneAllRevisions } from './revisions/repository.ts'
+import { removePrunedRevisions } from './revisions/service.ts'
+import { fileView } from './view-cache.ts'
 import { type FileRecordShape, type FileViewShape, toFileRecord, toFileView } from './views.ts'
 
 export type { FileRecordShape, FileViewShape } from './views.ts'
@@ -37,10 +37,10 @@ export async function viewOf(db: Executor, fileId: string, accountId: string): P
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
-/** The file as its caller sees it, as JSON text (view-json.ts): what GET /file/:id sends. */
-export async function getFileJson(ctx: AppContext, accountId: string, fileId: string): Promise<string> {
+/** The file as its caller sees it (its row's part kept, view-cache.ts): what GET /file/:id answers. */
+export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
   const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
-  return fileViewJson(file, role)
+  return fileView(file, role)
 }
 
 export async function originalDownload(
@@ -60,7 +60,7 @@ export async function originalDownload(
 
 /**
  * Owner only. The row, its shares and jobs go in one transaction, its earlier revisions are marked
- * pruned in it; the blobs once it commits (the revisions' through their rows, see revisions.ts).
+ * pruned in it; the blobs once it commits (the revisions' through their rows, see revisions/service.ts).
  */
 export async function deleteFile(ctx: AppContext, accountId: string, fileId: string): Promise<void> {
   const { db } = ctx

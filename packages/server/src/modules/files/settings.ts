@@ -1,5 +1,5 @@
-// The settings modules/files/ owns: uploads, kept revisions, shares, the quota of stored bytes and the
-// pages of file-item listings. Declared here, assembled and parsed once at start-up with every other
+// The settings modules/files/ owns: uploads, kept revisions, shares and the quota of stored bytes.
+// Declared here, assembled and parsed once at start-up with every other
 // owner's by app/config.ts (platform/settings.ts describes the shape).
 import { integer, type Setting, size, sizeOrZero } from '../../platform/settings.ts'
 
@@ -13,10 +13,6 @@ declare module '../../platform/config.ts' {
     accountQuotaBytes: number
     /** Accounts one file may be shared with. */
     fileMaxShares: number
-    /** Items per page of the annotation and configuration listings (their default and maximum `limit`). */
-    itemPageMaxItems: number
-    /** A listing page ends at the first item past this many stored bytes (it always holds one item). */
-    itemPageMaxBytes: number
   }
 }
 
@@ -48,19 +44,5 @@ export const fileSettings = [
     default: '1000',
     help: 'accounts one file may be shared with (more: 409 SHARE_LIMIT_REACHED)',
     parse: integer(1, 100_000),
-  },
-  {
-    name: 'TESSERA_ITEM_PAGE_MAX_ITEMS',
-    key: 'itemPageMaxItems',
-    default: '1000',
-    help: 'items per page of the annotation and configuration listings (default and maximum limit)',
-    parse: integer(1, 100_000),
-  },
-  {
-    name: 'TESSERA_ITEM_PAGE_MAX_BYTES',
-    key: 'itemPageMaxBytes',
-    default: '2MiB',
-    help: 'a page of the annotation and configuration listings ends at the first item past this many bytes',
-    parse: size(1024, '1KiB'),
   },
 ] satisfies Setting[]

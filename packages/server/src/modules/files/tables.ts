@@ -89,21 +89,10 @@ export interface FileRevisionsTable {
   pruned_at: number | null
 }
 
-/** Running totals of a file's annotations or configurations (kept by every create, update and delete). */
-interface FileItemTotalsTable {
-  file_id: string
-  /** The item's noun: 'annotation' or 'configuration'. */
-  kind: string
-  items: number
-  /** UTF-8 bytes of the items' stored text and JSON columns. */
-  bytes: number
-}
-
 declare module '../../platform/db/schema.ts' {
   interface Database {
     files: FilesTable
     file_shares: FileSharesTable
     file_revisions: FileRevisionsTable
-    file_item_totals: FileItemTotalsTable
   }
 }

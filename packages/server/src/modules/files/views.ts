@@ -1,6 +1,6 @@
 // The API's shapes of a file row: the specification's record and the view (record + conversion
 // progress and thumbnail + the caller's role and capabilities). Shared by the service, listings and
-// the stored view texts (view-json.ts).
+// the views kept per process (view-cache.ts).
 import type { Static } from 'typebox'
 import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { FileRole } from './access.ts'

@@ -3,8 +3,8 @@
 // at least one node). Rows are read in small batches with a turn of the event loop between them,
 // so a file at its caps (64 MiB) never holds the loop for long, and only one page is in memory.
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
 import type { Executor } from '../../platform/db/index.ts'
+import { keyCursor } from '../../platform/paging.ts'
 import { attributeBytes } from './limits.ts'
 import * as repo from './repository.ts'
 import { NODE_ID_MAX_LENGTH } from './schemas.ts'
@@ -21,18 +21,21 @@ export interface AttributesPage {
 
 /**
  * A node ID a cursor may carry: one an attribute write could name. Such IDs are free text, so other
- * control characters stay allowed (a page may end at such a node); NUL never is (decodeCursor).
+ * control characters stay allowed (a page may end at such a node); NUL never is (keyCursor).
  */
 function isNodeId(key: string): boolean {
   return [...key].length <= NODE_ID_MAX_LENGTH
 }
+
+/** The last node ID of a page, base64url-encoded. */
+const nodeCursor = keyCursor(isNodeId)
 
 /**
  * The node ID inside a cursor (opaque to clients: the last node ID of a page, base64url-encoded);
  * 400 INVALID_CURSOR for one this API did not answer.
  */
 export function decodeNodeCursor(cursor: string): string {
-  return decodeCursor(cursor, isNodeId)
+  return nodeCursor.decode(cursor)
 }
 
 export async function readAttributePage(
@@ -73,6 +76,6 @@ function finish(byNode: Map<string, [string, unknown][]>, nextNodeId: string | n
     nodeIdToAttributes: Object.fromEntries(
       nodes.map((id) => [id, Object.fromEntries(byNode.get(id) ?? [])]),
     ) as NodeIdToAttributes,
-    nextCursor: nextNodeId === null ? null : encodeCursor(nextNodeId),
+    nextCursor: nextNodeId === null ? null : nodeCursor.encode(nextNodeId),
   }
 }

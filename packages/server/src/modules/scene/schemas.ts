@@ -1,6 +1,11 @@
 import { Type } from 'typebox'
-import { ID_PATTERN, NodeIdToAttributes } from '../../contract/index.ts'
-import { cursorParam } from '../../platform/cursors.ts'
+import {
+  CursorParam,
+  ID_PATTERN,
+  LimitParam,
+  NextCursorUnlessUnpaged,
+  NodeIdToAttributes,
+} from '../../contract/index.ts'
 
 const MAX_NODES_PER_WRITE = 10_000
 const MAX_ATTRIBUTES_PER_NODE = 256
@@ -31,13 +36,8 @@ export const WriteAttributesBody = Type.Object(
 export const AttributesQuery = Type.Object(
   {
     file: FileId,
-    limit: Type.Optional(
-      Type.String({
-        pattern: '^[1-9][0-9]{0,8}$',
-        description: 'nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000)',
-      }),
-    ),
-    cursor: cursorParam('nextCursor of the previous page'),
+    limit: LimitParam('nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000)'),
+    cursor: CursorParam(),
   },
   { additionalProperties: false },
 )
@@ -50,11 +50,5 @@ export const AttributesAnswer = Type.Object({
 export const AttributesPageAnswer = Type.Object({
   success: Type.Literal(true),
   nodeIdToAttributes: NodeIdToAttributes,
-  nextCursor: Type.Optional(
-    Type.Union([Type.String(), Type.Null()], {
-      description:
-        'cursor of the next page, null on the last one; left out when the call names neither limit ' +
-        'nor cursor and every attribute fits the first page (the answer of clients that do not page)',
-    }),
-  ),
+  nextCursor: NextCursorUnlessUnpaged('attribute'),
 })

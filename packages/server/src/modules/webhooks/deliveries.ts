@@ -5,10 +5,10 @@ import * as engine from '../../delivery/index.ts'
 import { emitTestDelivery, wakeWorkers } from '../../events/index.ts'
 import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { AppContext } from '../../platform/context.ts'
-import { idCursor } from '../../platform/cursors.ts'
 import { type Executor, lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import { isId, newId } from '../../platform/ids.ts'
+import { idCursor, pageOfRows, pageStart } from '../../platform/paging.ts'
 import * as repo from './repository.ts'
 import type { DeliveryStatus } from './schemas.ts'
 import type { Owner } from './service.ts'
@@ -122,7 +122,7 @@ export async function listDeliveries(
       `querystring/limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`,
     )
   }
-  const before = options.cursor === undefined ? undefined : idCursor(options.cursor)
+  const before = pageStart(idCursor, options.cursor)
   const hook = await ownedWebhook(ctx.db.kysely, owner, webhookId)
   // One row more than asked tells whether another page exists without a count.
   const rows = await engine.listDeliveries(ctx.db.kysely, hook.id, {
@@ -130,12 +130,8 @@ export async function listDeliveries(
     before,
     limit: limit + 1,
   })
-  const page = rows.slice(0, limit)
-  const last = page.at(-1)
-  return {
-    deliveries: page.map(toSummary),
-    nextCursor: rows.length > limit && last ? last.id : null,
-  }
+  const page = pageOfRows(rows, limit, idCursor, (row) => row.id)
+  return { deliveries: page.rows.map(toSummary), nextCursor: page.nextCursor }
 }
 
 export async function getDelivery(

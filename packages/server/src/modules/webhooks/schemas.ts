@@ -1,6 +1,12 @@
 import { Type } from 'typebox'
-import { ATTEMPT_ERROR_CODES, EVENT_NAMES, ID_PATTERN } from '../../contract/index.ts'
-import { cursorParam } from '../../platform/cursors.ts'
+import {
+  ATTEMPT_ERROR_CODES,
+  CursorParam,
+  EVENT_NAMES,
+  ID_PATTERN,
+  LimitParam,
+  NextCursor,
+} from '../../contract/index.ts'
 
 const EventNameSchema = Type.Union(
   EVENT_NAMES.map((name) => Type.Literal(name)),
@@ -169,12 +175,9 @@ const DeliveryRef = Type.Ref('WebhookDelivery')
 export const DeliveryListQuery = Type.Object(
   {
     status: Type.Optional(DeliveryStatusSchema),
-    cursor: cursorParam('nextCursor of the previous page'),
-    limit: Type.Optional(
-      // Digits here (query strings are not coerced); the range is checked by listDeliveries, whose
-      // refusal names it in words rather than as this pattern.
-      Type.String({ pattern: '^[0-9]{1,9}$', description: 'Deliveries per page, 1 to 200 (default 50)' }),
-    ),
+    cursor: CursorParam(),
+    // The range is checked by listDeliveries.
+    limit: LimitParam('Deliveries per page, 1 to 200 (default 50)', '^[0-9]{1,9}$'),
   },
   { additionalProperties: false },
 )
@@ -182,7 +185,7 @@ export const DeliveryListQuery = Type.Object(
 export const DeliveryList = Type.Object({
   success: Type.Literal(true),
   deliveries: Type.Array(DeliveryRef, { description: 'Newest first' }),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }),
+  nextCursor: NextCursor('null on the last page'),
 })
 
 export const DeliveryAnswer = Type.Object({ success: Type.Literal(true), delivery: DeliveryRef })

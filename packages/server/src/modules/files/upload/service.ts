@@ -2,23 +2,23 @@
 // memory, measured and hashed on the way, refused past TESSERA_UPLOAD_MAX_BYTES); then one
 // transaction writes the file row (new, or the next revision of the caller's file at that path),
 // queues the conversion and emits `file_uploaded`. A replaced revision goes into the file's history
-// (revisions.ts) with its blob; blobs of revisions pruned past the limit are removed once that
+// (revisions/service.ts) with its blob; blobs of revisions pruned past the limit are removed once that
 // commits, the new one if it does not, so a committed row never points at a missing blob.
 
-import { emitEvent } from '../../events/index.ts'
-import type { AppContext } from '../../platform/context.ts'
-import type { Tx } from '../../platform/db/index.ts'
-import type { InCommit } from '../../platform/idempotency.ts'
-import { newId } from '../../platform/ids.ts'
-import { dropPendingJobs, enqueueJob } from '../../platform/job-queue.ts'
-import { fileReaderIds } from './access.ts'
-import { lockFile, lockFilePath } from './locks.ts'
-import { fileKey } from './names.ts'
+import { emitEvent } from '../../../events/index.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import type { Tx } from '../../../platform/db/index.ts'
+import type { InCommit } from '../../../platform/idempotency.ts'
+import { newId } from '../../../platform/ids.ts'
+import { dropPendingJobs, enqueueJob } from '../../../platform/job-queue.ts'
+import { fileReaderIds } from '../access.ts'
+import { lockFile, lockFilePath } from '../locks.ts'
+import { fileKey } from '../names.ts'
+import * as repo from '../repository.ts'
+import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from '../revisions/service.ts'
+import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from '../service.ts'
+import { callerFields } from '../views.ts'
 import { checkAccountQuota, lockAccountQuota } from './quota.ts'
-import * as repo from './repository.ts'
-import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from './revisions.ts'
-import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from './service.ts'
-import { callerFields } from './views.ts'
 
 /** Bytes stored under a fresh key, not yet referenced by any file row. */
 export interface StagedBlob {

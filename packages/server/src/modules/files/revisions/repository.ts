@@ -1,7 +1,7 @@
-// SQL of the revision history (the `file_revisions` table; see revisions.ts).
+// SQL of the revision history (the `file_revisions` table; see service.ts).
 import type { Insertable } from 'kysely'
-import type { Executor } from '../../platform/db/index.ts'
-import type { FileRevisionsTable } from './tables.ts'
+import type { Executor } from '../../../platform/db/index.ts'
+import type { FileRevisionsTable } from '../tables.ts'
 
 /** What the revision history keeps of the revision an upload is about to replace, read under the file's lock. */
 export function findCurrentRevision(db: Executor, fileId: string) {

@@ -1,30 +1,27 @@
 // Items that live on a file and carry access lists of their own (annotations, configurations): the
 // one create/list/update/delete skeleton they share. The file role comes first (no access to the
 // file: 404; viewer: 403 on changes), then the item's own lists; every change runs in one
-// transaction with its event. A kind brings what differs (item-kind.ts): its record, its rights
-// and its SQL.
+// transaction with its event. A kind brings what differs (kind.ts): its record, its rights and its
+// rows (its module's repository, which alone names its table).
 //
-// Caps (item-limits.ts): a file holds at most so many items of a kind and so many bytes of them.
-// Every change takes the file's lock (locks.ts) before counting: a create first thing, an update
+// Caps (totals.ts): a file holds at most so many items of a kind and so many bytes of them.
+// Every change takes the file's lock (the files module's lockFile) before counting: a create first thing, an update
 // or delete after its item's own lock (item lock, then file lock: nothing takes them the other way
 // round), and before it writes any row, so a file deletion (file lock, then its rows) never waits
 // on a row an item writer holds.
-import type { Insertable } from 'kysely'
 import { type EventName, isEventName } from '../../contract/index.ts'
 import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
-import { deleteRow, type RevisedTable, updateRowAt } from '../../platform/db/revised-rows.ts'
-import type { Database } from '../../platform/db/schema.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
-import type { ItemViewer } from '../../platform/item-access.ts'
-import { type FileAccess, fileReaders, requireFileAccess } from './access.ts'
-import type { FileItemKind, ItemCaller, ItemEdit, ItemRights, ItemRow } from './item-kind.ts'
-import { addToItemTotals, checkAndAddToItemTotals } from './item-limits.ts'
-import { decodeItemCursor, type ItemPage, readItemPage } from './item-pages.ts'
-import { lockFile } from './locks.ts'
+import { type FileAccess, fileReaders, lockFile, requireFileAccess } from '../files/index.ts'
+import type { ItemViewer } from './access-lists.ts'
+import type { FileItemKind, ItemCaller, ItemEdit, ItemRights, ItemRow } from './kind.ts'
+import { decodeItemCursor, type ItemPage, readItemPage } from './pages.ts'
+import { addToItemTotals } from './repository.ts'
+import { checkAndAddToItemTotals } from './totals.ts'
 
 function itemViewer(caller: ItemCaller, access: FileAccess): ItemViewer {
   return { accountId: caller.accountId, email: caller.email, isOwner: access.role === 'owner' }
@@ -44,14 +41,15 @@ interface Loaded<Row extends ItemRow, Item, Rights> {
 }
 
 export class FileItems<
-  T extends RevisedTable,
   Row extends ItemRow,
   Item extends { __v: number },
   Rights extends ItemRights,
+  New,
+  Changes,
 > {
-  readonly #kind: FileItemKind<T, Row, Item, Rights>
+  readonly #kind: FileItemKind<Row, Item, Rights, New, Changes>
 
-  constructor(kind: FileItemKind<T, Row, Item, Rights>) {
+  constructor(kind: FileItemKind<Row, Item, Rights, New, Changes>) {
     this.#kind = kind
   }
 
@@ -60,7 +58,7 @@ export class FileItems<
     ctx: AppContext,
     caller: ItemCaller,
     fileId: string,
-    newRow: (id: string, now: number) => Insertable<Database[T]>,
+    newRow: (id: string, now: number) => New,
     inCommit?: InCommit<Item>,
   ): Promise<Item> {
     const kind = this.#kind
@@ -96,7 +94,11 @@ export class FileItems<
     ctx: AppContext,
     caller: ItemCaller,
     id: string,
-    change: { version: number | undefined; check?(item: Item): void; plan(item: Item): ItemEdit<T, Rights> },
+    change: {
+      version: number | undefined
+      check?(item: Item): void
+      plan(item: Item): ItemEdit<Rights, Changes>
+    },
     inCommit?: InCommit<Item>,
   ): Promise<Item> {
     const { version } = change
@@ -120,7 +122,7 @@ export class FileItems<
           `Only the ${kind.noun}'s author and the file's owner may change its permissions.`,
         )
       }
-      if (!(await updateRowAt(tx, kind.rows.table, id, item.__v, edit.columns()))) {
+      if (!(await kind.rows.updateAt(tx, id, item.__v, edit.columns()))) {
         throw new AppError('CONFLICT', `The ${kind.noun} changed meanwhile; read it again.`)
       }
       const updatedRow = await kind.rows.find(tx, id)
@@ -143,7 +145,7 @@ export class FileItems<
       const { row, access, item, rights } = await this.#loadForChange(tx, caller, id)
       this.#requireWrite(rights)
       kind.authorizeDelete?.(rights)
-      await deleteRow(tx, kind.rows.table, id)
+      await kind.rows.remove(tx, id)
       await addToItemTotals(tx, row.file_id, kind.noun, { items: -1, bytes: -kind.rows.bytesOf(row) })
       await this.#emit(ctx, tx, 'removed', { access, row, versions: [item], data: item })
       return this.#shown(item, rights)
@@ -152,7 +154,7 @@ export class FileItems<
 
   /**
    * One page of the items of a file the caller may see, oldest first, as shown to them (see
-   * item-pages.ts), after the item of `cursor` if given. `limit` is capped at
+   * pages.ts), after the item of `cursor` if given. `limit` is capped at
    * TESSERA_ITEM_PAGE_MAX_ITEMS, which is also the page size without it.
    */
   async list(

@@ -3,21 +3,22 @@ import { PassThrough, type Readable } from 'node:stream'
 import fastifyMultipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppContext } from '../../platform/context.ts'
-import { AppError } from '../../platform/errors.ts'
-import { toAppError } from '../../platform/http.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { AppError } from '../../../platform/errors.ts'
+import { toAppError } from '../../../platform/http.ts'
 import {
   answerInCommit,
   claimIdempotencyKey,
   idempotencyStore,
   requestFingerprint,
-} from '../../platform/idempotent-routes.ts'
-import { normalizeDirectory, sanitizeFileName } from './names.ts'
-import { FileAnswer, UploadBody } from './schemas.ts'
-import { discardBlob, type FileViewShape } from './service.ts'
-import { commitUpload, type StagedBlob, stageUpload } from './upload.ts'
-import type { UploadFormatPolicy } from './upload-format.ts'
-import { readHead, refused, storedReader } from './upload-sniff.ts'
+} from '../../../platform/idempotent-routes.ts'
+import { normalizeDirectory, sanitizeFileName } from '../names.ts'
+import { FileAnswer } from '../schemas.ts'
+import { discardBlob, type FileViewShape } from '../service.ts'
+import type { UploadFormatPolicy } from './format.ts'
+import { UploadBody } from './schemas.ts'
+import { commitUpload, type StagedBlob, stageUpload } from './service.ts'
+import { readHead, refused, storedReader } from './sniff.ts'
 
 // Room for the multipart framing and the small fields around the file: with the part limits
 // below, a body longer than the file limit plus this cannot hold an acceptable file.

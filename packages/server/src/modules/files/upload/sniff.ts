@@ -1,8 +1,8 @@
 // The upload's first bytes, read before anything is stored, and what refusing a format answers.
 import type { Readable } from 'node:stream'
-import type { AppContext } from '../../platform/context.ts'
-import { AppError } from '../../platform/errors.ts'
-import type { StoredBytesReader, UploadFormatPolicy } from './upload-format.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { AppError } from '../../../platform/errors.ts'
+import type { StoredBytesReader, UploadFormatPolicy } from './format.ts'
 
 /**
  * Reads at least `want` bytes of the part (fewer when it is shorter) and pauses it there: the rest

@@ -1,19 +1,19 @@
 // The revision history of a file. An upload to the path of an existing file replaces its current
-// revision (upload.ts); in the same transaction the replaced revision becomes a `file_revisions`
+// revision (upload/service.ts); in the same transaction the replaced revision becomes a `file_revisions`
 // row and its original blob stays. At most TESSERA_FILE_REVISIONS_KEPT earlier revisions are kept:
 // older ones are marked pruned in that transaction, and once it commits their blobs are removed,
 // then their rows. The row is what records the pending removal, so a crash in between leaves a
 // pruned row (never listed, never served) that the next start-up finishes (sweepPrunedRevisions):
 // no blob is left that nothing refers to.
-import type { AppContext } from '../../platform/context.ts'
-import type { Tx } from '../../platform/db/index.ts'
-import type { BlobDownload } from '../../platform/downloads.ts'
-import { AppError } from '../../platform/errors.ts'
-import { requireFileAccess } from './access.ts'
-import type { PrunedRevision } from './revision-repository.ts'
-import * as repo from './revision-repository.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import type { Tx } from '../../../platform/db/index.ts'
+import type { BlobDownload } from '../../../platform/downloads.ts'
+import { AppError } from '../../../platform/errors.ts'
+import { requireFileAccess } from '../access.ts'
+import type { PrunedRevision } from './repository.ts'
+import * as repo from './repository.ts'
 
-export type { PrunedRevision } from './revision-repository.ts'
+export type { PrunedRevision } from './repository.ts'
 
 /** One entry of GET /file/:id/revisions. */
 export interface RevisionView {

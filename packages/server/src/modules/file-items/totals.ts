@@ -1,10 +1,12 @@
 // Caps on the items of one file (annotations, configurations): how many it holds and the bytes of
-// their stored text and JSON, against the running totals in file_item_totals. Every create, update
-// and delete changes the totals in its transaction, after taking the file's lock (locks.ts), so
-// concurrent writers to one file check the caps one after another and never pass them together.
-// A cap only refuses growth: an update that shrinks a file already past a (lowered) cap passes.
+// their stored text and JSON, against the running totals in file_item_totals (repository.ts). Every
+// create, update and delete changes the totals in its transaction, after taking the file's lock (the
+// files module's lockFile), so concurrent writers to one file check the caps one after another and
+// never pass them together. A cap only refuses growth: an update that shrinks a file already past a
+// (lowered) cap passes.
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
+import { addToItemTotals, type ItemTotals, readItemTotals } from './repository.ts'
 
 /** A kind's caps and the variables that set them (named in every refusal). */
 export interface ItemCaps {
@@ -12,40 +14,6 @@ export interface ItemCaps {
   itemsVariable: string
   maxBytes: number
   bytesVariable: string
-}
-
-export interface ItemTotals {
-  items: number
-  bytes: number
-}
-
-async function readItemTotals(db: Executor, fileId: string, kind: string): Promise<ItemTotals> {
-  const row = await db
-    .selectFrom('file_item_totals')
-    .select(['items', 'bytes'])
-    .where('file_id', '=', fileId)
-    .where('kind', '=', kind)
-    .executeTakeFirst()
-  return { items: Number(row?.items ?? 0), bytes: Number(row?.bytes ?? 0) }
-}
-
-export async function addToItemTotals(
-  db: Executor,
-  fileId: string,
-  kind: string,
-  delta: ItemTotals,
-): Promise<void> {
-  if (delta.items === 0 && delta.bytes === 0) return
-  await db
-    .insertInto('file_item_totals')
-    .values({ file_id: fileId, kind, items: delta.items, bytes: delta.bytes })
-    .onConflict((oc) =>
-      oc.columns(['file_id', 'kind']).doUpdateSet((eb) => ({
-        items: eb('file_item_totals.items', '+', delta.items),
-        bytes: eb('file_item_totals.bytes', '+', delta.bytes),
-      })),
-    )
-    .execute()
 }
 
 /**

@@ -1,4 +1,4 @@
-// E-mail access lists, as annotation and configuration records carry them (`readPermissions`,
+// E-mail access lists, as file items (annotation and configuration records) carry them (`readPermissions`,
 // `writePermissions`, the annotation's `permissions` arrays). An entry is an account e-mail or "*".
 // An empty list restricts nothing: everyone whose file role allows the action may do it. A non-empty
 // list admits "*" (everyone with access to the file) or the e-mails it names. Records' authors and the
@@ -16,6 +16,3 @@ export function listAllows(list: readonly string[], email: string): boolean {
   const wanted = email.toLowerCase()
   return list.some((entry) => entry === EVERYONE || entry === wanted)
 }
-
-/** Accepted list entries: "*" or something shaped like an e-mail address. */
-export const ACCESS_ENTRY_PATTERN = '^(\\*|[^@\\s]+@[^@\\s]+)$'

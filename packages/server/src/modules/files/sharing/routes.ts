@@ -1,11 +1,12 @@
 // Sharing routes: the owner gives an account a role on a file, or takes it away.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { AppContext } from '../../platform/context.ts'
-import { answerInCommit } from '../../platform/idempotent-routes.ts'
-import { FileAnswer, FileParams, ShareBody, ShareParams } from './schemas.ts'
-import type { FileViewShape } from './service.ts'
-import { shareFile, unshareFile } from './sharing.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { answerInCommit } from '../../../platform/idempotent-routes.ts'
+import { FileAnswer, FileParams } from '../schemas.ts'
+import type { FileViewShape } from '../service.ts'
+import { ShareBody, ShareParams } from './schemas.ts'
+import { shareFile, unshareFile } from './service.ts'
 
 export function shareRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -1,13 +1,11 @@
-// What a kind of file item (annotations, configurations) brings to the skeleton of items.ts: its
-// record, its rights, its caps and its SQL.
-import type { Insertable, Updateable } from 'kysely'
+// What a kind of file item (annotations, configurations) brings to the skeleton of service.ts: its
+// record, its rights, its caps and its rows. The kind's module owns its table: the skeleton reaches
+// the rows only through the ItemRows adapter (the module's repository.ts) and never names a table.
 import type { Config } from '../../platform/config.ts'
 import type { Executor } from '../../platform/db/index.ts'
-import type { RevisedTable } from '../../platform/db/revised-rows.ts'
-import type { Database } from '../../platform/db/schema.ts'
-import type { ItemViewer } from '../../platform/item-access.ts'
-import type { ItemCaps } from './item-limits.ts'
-import type { PagedRows } from './item-pages.ts'
+import type { ItemViewer } from './access-lists.ts'
+import type { PagedRows } from './pages.ts'
+import type { ItemCaps } from './totals.ts'
 
 /** Who acts on an item. */
 export interface ItemCaller {
@@ -32,17 +30,22 @@ export interface ItemRow {
   author_id: string
 }
 
-/** An item table's SQL: its module's repository.ts. */
-interface ItemRows<T extends RevisedTable, Row extends ItemRow> extends PagedRows<Row> {
-  table: T
+/**
+ * An item table's SQL, as its module's repository.ts gives it: `New` is the row an insert takes,
+ * `Changes` the columns an update sets.
+ */
+interface ItemRows<Row extends ItemRow, New, Changes> extends PagedRows<Row> {
   find(db: Executor, id: string): Promise<Row | undefined>
-  insert(db: Executor, row: Insertable<Database[T]>): Promise<unknown>
+  insert(db: Executor, row: New): Promise<unknown>
+  /** Applies `changes` if the row is still at `version` (and counts it up); false when it moved on. */
+  updateAt(db: Executor, id: string, version: number, changes: Changes): Promise<boolean>
+  remove(db: Executor, id: string): Promise<void>
 }
 
-export interface FileItemKind<T extends RevisedTable, Row extends ItemRow, Item, Rights> {
-  /** What the item is called in messages, lock names and events (`<noun>_created`, …). */
+export interface FileItemKind<Row extends ItemRow, Item, Rights, New, Changes> {
+  /** What the item is called in messages, lock names, totals and events (`<noun>_created`, …). */
   noun: string
-  rows: ItemRows<T, Row>
+  rows: ItemRows<Row, New, Changes>
   /** The kind's per-file caps, from the configuration. */
   caps(config: Config): ItemCaps
   toItem(row: Row): Item
@@ -56,7 +59,7 @@ export interface FileItemKind<T extends RevisedTable, Row extends ItemRow, Item,
 }
 
 /** A change worked out against the stored item, before any permission check. */
-export interface ItemEdit<T extends RevisedTable, Rights> {
+export interface ItemEdit<Rights, Changes> {
   /** Nothing differs from what is stored: no new revision, no event. */
   unchanged: boolean
   /** The access lists themselves change (only privileged viewers may). */
@@ -64,5 +67,5 @@ export interface ItemEdit<T extends RevisedTable, Rights> {
   /** Throws when `rights` do not allow this change, beyond writePermissions. */
   authorize?(rights: Rights): void
   /** The columns to store, once every check passed. */
-  columns(): Updateable<Database[T]>
+  columns(): Changes
 }

@@ -5,9 +5,9 @@
 // every YIELD_BYTES of rows worked through, so a file at its caps (64 MiB, items up to the 1 MiB
 // body limit) never holds the loop for long; rows hidden from the caller are skipped the same way.
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { decodeCursor, encodeCursor } from '../../platform/cursors.ts'
 import type { Executor } from '../../platform/db/index.ts'
 import { isId } from '../../platform/ids.ts'
+import { keyCursor } from '../../platform/paging.ts'
 
 const FIRST_BATCH = 16
 const MAX_BATCH = 200
@@ -28,12 +28,15 @@ export interface PagedRows<Row> {
   bytesOf(row: Row): number
 }
 
+/** The last item ID of a page, base64url-encoded. */
+const itemCursor = keyCursor(isId)
+
 /**
  * The item ID inside a cursor (opaque to clients: the last item ID of a page, base64url-encoded);
  * 400 INVALID_CURSOR for one this API did not answer.
  */
 export function decodeItemCursor(cursor: string): string {
-  return decodeCursor(cursor, isId)
+  return itemCursor.decode(cursor)
 }
 
 /** One page; `show` answers the item as the caller sees it, or undefined when it is hidden from them. */
@@ -61,7 +64,7 @@ export async function readItemPage<Row extends { id: string }, Item>(
       if (item !== undefined) {
         // The page is full, and this item proves there is a next page.
         if (items.length >= page.maxItems || bytes >= page.maxBytes) {
-          return { items, nextCursor: lastShownId === undefined ? null : encodeCursor(lastShownId) }
+          return { items, nextCursor: lastShownId === undefined ? null : itemCursor.encode(lastShownId) }
         }
         items.push(item)
         bytes += size

@@ -1,16 +1,16 @@
 // Sharing a file: the owner gives accounts a role on it; the record's `roles` mirror the shares.
 import type { Static } from 'typebox'
-import { emitEvent } from '../../events/index.ts'
-import type { AppContext } from '../../platform/context.ts'
-import type { Db, Tx } from '../../platform/db/index.ts'
-import { AppError } from '../../platform/errors.ts'
-import type { InCommit } from '../../platform/idempotency.ts'
-import { findAccountsByEmails } from '../accounts/index.ts'
-import { fileReaderIds, requireFileAccess } from './access.ts'
-import { lockFile } from './locks.ts'
-import * as repo from './repository.ts'
-import type { ShareRole } from './schemas.ts'
-import { type FileViewShape, recordOf, viewOf } from './service.ts'
+import { emitEvent } from '../../../events/index.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import type { Db, Tx } from '../../../platform/db/index.ts'
+import { AppError } from '../../../platform/errors.ts'
+import type { InCommit } from '../../../platform/idempotency.ts'
+import { findAccountsByEmails } from '../../accounts/index.ts'
+import { fileReaderIds, requireFileAccess } from '../access.ts'
+import { lockFile } from '../locks.ts'
+import * as repo from '../repository.ts'
+import type { ShareRole } from '../schemas.ts'
+import { type FileViewShape, recordOf, viewOf } from '../service.ts'
 
 export type ShareRoleName = Static<typeof ShareRole>
 

@@ -1,17 +1,14 @@
-// The route shapes of the spec's item APIs (annotations, configurations): every answer is
+// The route shapes of the spec's file-item APIs (annotations, configurations): every answer is
 // `{success: true, <item>: record}` or `{success: true, <items>: [records], nextCursor?}`; a DELETE
 // takes the id as JSON body or as query, a listing the file (and its paging) as query. Every
 // description ends with the item's note on permissions.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Static, type TObject, type TSchema, Type } from 'typebox'
-import type { AppContext } from './context.ts'
-import { cursorParam } from './cursors.ts'
-import { bodyOptional, idOfDelete } from './http.ts'
-import type { InCommit } from './idempotency.ts'
-import { answerInCommit } from './idempotent-routes.ts'
-import { ID_PATTERN } from './ids.ts'
-
-const Id = Type.String({ pattern: ID_PATTERN })
+import type { AppContext } from '../../platform/context.ts'
+import { AppError } from '../../platform/errors.ts'
+import type { InCommit } from '../../platform/idempotency.ts'
+import { answerInCommit } from '../../platform/idempotent-routes.ts'
+import { IdInput, ListingNextCursor, ListQuery } from './schemas.ts'
 
 /** Who calls (set by the authentication hook on every API route). */
 type Auth = FastifyRequest['auth']
@@ -24,7 +21,7 @@ interface RouteText {
   description: string
 }
 
-/** The service behind the DELETE and the listing (modules/files/items.ts FileItems). */
+/** The service behind the DELETE and the listing (service.ts FileItems). */
 interface ItemService {
   remove(ctx: AppContext, caller: Auth, id: string): Promise<unknown>
   list(
@@ -35,33 +32,29 @@ interface ItemService {
   ): Promise<{ items: unknown[]; nextCursor: string | null }>
 }
 
-const ListQuery = Type.Object(
-  {
-    file: Id,
-    limit: Type.Optional(
-      Type.String({
-        pattern: '^[1-9][0-9]{0,8}$',
-        description: 'items per page, from 1; default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS (1000)',
-      }),
-    ),
-    cursor: cursorParam('nextCursor of the previous page'),
-  },
-  { additionalProperties: false },
-)
-
-const NextCursor = Type.Optional(
-  Type.Union([Type.String(), Type.Null()], {
-    description:
-      'cursor of the next page, null on the last one; left out when the call names neither limit nor ' +
-      'cursor and every item fits the first page (the answer of clients that do not page)',
-  }),
-)
-
 const PAGING_NOTE =
   'At most `limit` items per page (default and maximum TESSERA_ITEM_PAGE_MAX_ITEMS, 1000), and a ' +
   'page ends at the first item past TESSERA_ITEM_PAGE_MAX_BYTES (2 MiB) of stored bytes. Pass ' +
   '`nextCursor` as `cursor` for the next page; null on the last page. A call without `limit` and ' +
   '`cursor` whose file fits one page answers without `nextCursor`.'
+
+/** preValidation: a DELETE may come without a body (id in the query); validation then sees {}. */
+async function bodyOptional(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {}
+}
+
+/** The id of a DELETE, from the JSON body or the query (both: they must agree). */
+function idOfDelete(body: { _id?: string } | undefined | null, query: { _id?: string }): string {
+  const fromBody = body?._id
+  const fromQuery = query._id
+  if (fromBody && fromQuery && fromBody !== fromQuery) {
+    throw new AppError('VALIDATION_FAILED', '_id in the body and in the query differ.')
+  }
+  const id = fromBody ?? fromQuery
+  if (!id)
+    throw new AppError('VALIDATION_FAILED', 'Give the _id to delete, as JSON body {"_id"} or as ?_id=.')
+  return id
+}
 
 export interface ItemRoutesSpec {
   /** The record's schema, with the `$id` answers refer to. */
@@ -94,7 +87,7 @@ export class ItemRoutes {
     this.#list = Type.Object({
       success: Type.Literal(true),
       [spec.many]: Type.Array(record),
-      nextCursor: NextCursor,
+      nextCursor: ListingNextCursor,
     })
   }
 
@@ -126,22 +119,21 @@ export class ItemRoutes {
     const description =
       'The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. ' +
       `Emits ${this.#spec.one}_removed.`
-    const idInput = Type.Object({ _id: Type.Optional(Id) }, { additionalProperties: false })
     this.#app.delete(
       url,
       {
         preValidation: bodyOptional,
         schema: {
           ...this.#text({ operationId, summary, description }),
-          body: idInput,
-          querystring: idInput,
+          body: IdInput,
+          querystring: IdInput,
           response: { 200: this.#answer },
         },
       },
       async (request) => {
         // The schemas have validated both.
-        const body = request.body as Static<typeof idInput> | undefined
-        const id = idOfDelete(body, request.query as Static<typeof idInput>)
+        const body = request.body as Static<typeof IdInput> | undefined
+        const id = idOfDelete(body, request.query as Static<typeof IdInput>)
         return this.#one(await this.#spec.items.remove(this.#ctx, request.auth, id))
       },
     )

@@ -1,10 +1,11 @@
-// The revision history of a file: its revisions, and the original bytes of each (revisions.ts).
+// The revision history of a file: its revisions, and the original bytes of each (service.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { AppContext } from '../../platform/context.ts'
-import { blobResponses, sendBlob } from '../../platform/downloads.ts'
-import { listRevisions, revisionDownload } from './revisions.ts'
-import { FileParams, FileRevision, RevisionList, RevisionParams } from './schemas.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { blobResponses, sendBlob } from '../../../platform/downloads.ts'
+import { FileParams } from '../schemas.ts'
+import { FileRevision, RevisionList, RevisionParams } from './schemas.ts'
+import { listRevisions, revisionDownload } from './service.ts'
 
 export function revisionRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.addSchema(FileRevision)

@@ -3,9 +3,9 @@
 // (optimized GLB, thumbnail) is not counted: it is bounded by the original and dropped with it.
 // Checked in the upload's transaction, once the new revision is written and older ones pruned: an
 // upload that ends past the quota rolls back (its staged blob is discarded) with 413 QUOTA_EXCEEDED.
-import type { AppContext } from '../../platform/context.ts'
-import { type Executor, lockResource, type Tx } from '../../platform/db/index.ts'
-import { AppError } from '../../platform/errors.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { type Executor, lockResource, type Tx } from '../../../platform/db/index.ts'
+import { AppError } from '../../../platform/errors.ts'
 
 /** Bytes of the files `accountId` owns, kept revisions included. */
 async function storedFileBytes(db: Executor, accountId: string): Promise<number> {

@@ -2,85 +2,36 @@
 // as ever, paged past 1,000 files), the console's folder view (`?path=`), and the files shared with
 // the caller.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { AppContext } from '../../platform/context.ts'
-import { cursorParam } from '../../platform/cursors.ts'
-import { sendJsonText } from '../../platform/http.ts'
+import type { AppContext } from '../../../platform/context.ts'
+import { DirectoryParams } from '../schemas.ts'
+import { answerSerializer, listingText } from '../view-text.ts'
+import { Listing, PageQuery, SharedFileView, SharedListing } from './schemas.ts'
 import {
   type DirectoryPage,
-  type Folder as FolderEntry,
   LISTING_PAGE_MAX,
   listDirectoryPage,
   listFolders,
   listSharedWith,
-} from './listing.ts'
-import { DirectoryParams, FileView, ShareRole } from './schemas.ts'
-
-// Query strings are not coerced: the limit comes as digits, checked against the maximum in listing.ts.
-const PageQuery = {
-  limit: Type.Optional(
-    Type.String({
-      pattern: '^[1-9][0-9]{0,8}$',
-      description: `files per page, from 1 (default and maximum ${LISTING_PAGE_MAX})`,
-    }),
-  ),
-  cursor: cursorParam('a nextCursor from the previous page'),
-}
-
-const NextCursor = Type.Union([Type.String(), Type.Null()], {
-  description: 'pass as `cursor` for the next page; null on the last page',
-})
-
-const Folder = Type.Object({
-  name: Type.String(),
-  path: Type.String({ description: 'the folder as a `path` to list' }),
-  files: Type.Integer({ description: 'files in the folder and every folder below it' }),
-})
-
-const Listing = Type.Object({
-  success: Type.Literal(true),
-  files: Type.Array(Type.Ref('FileView')),
-  folders: Type.Optional(
-    Type.Array(Folder, {
-      description: 'with `path` only, on the first page: the direct sub-folders, by name',
-    }),
-  ),
-  nextCursor: Type.Optional(NextCursor),
-})
-
-const SharedFileView = Type.Object(
-  { ...FileView.properties, role: ShareRole },
-  { $id: 'SharedFileView', title: 'SharedFileView' },
-)
-
-const SharedListing = Type.Object({
-  success: Type.Literal(true),
-  files: Type.Array(Type.Ref('SharedFileView')),
-  nextCursor: NextCursor,
-})
-
-/**
- * A listing's JSON text, the files spliced in as their stored texts (view-json.ts): the `Listing`
- * schema's shape, written here because the route's serializer would parse and rebuild every file.
- */
-function listingJson(page: DirectoryPage, extra: { nextCursor?: boolean; folders?: FolderEntry[] }): string {
-  let text = `{"success":true,"files":[${page.filesJson.join(',')}]`
-  if (extra.nextCursor) text += `,"nextCursor":${JSON.stringify(page.nextCursor)}`
-  if (extra.folders) text += `,"folders":${JSON.stringify(extra.folders)}`
-  return `${text}}`
-}
+} from './service.ts'
+import { listingStoreFor } from './store.ts'
 
 /**
  * The specification's answer `{success, files}` when it fits one page and the client did not page;
  * otherwise `nextCursor` too (a client that does not page ignores it and sees the first page).
  */
-function sendSpecAnswer(reply: FastifyReply, page: DirectoryPage, paging: boolean): FastifyReply {
-  return sendJsonText(reply, listingJson(page, { nextCursor: paging || page.nextCursor !== null }))
+function specAnswer(page: DirectoryPage, paging: boolean) {
+  const { files, nextCursor } = page
+  return { success: true as const, files, ...(paging || nextCursor !== null ? { nextCursor } : {}) }
 }
+
+const listingSerializer = answerSerializer(listingText)
 
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.addSchema(SharedFileView)
+  // The database's way of reading a directory page, chosen once here (store.ts).
+  const store = listingStoreFor(ctx.db.dialect)
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['files']
 
@@ -102,14 +53,16 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         }),
         response: { 200: Listing },
       },
+      // The Listing schema's answer, each kept view's text kept with it (view-text.ts).
+      serializerCompiler: listingSerializer,
     },
-    async (request, reply) => {
+    async (request) => {
       const { path, limit, cursor } = request.query
-      const page = await listDirectoryPage(ctx, request.auth, path ?? '/', { limit, cursor })
-      if (path === undefined) return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
-      if (cursor !== undefined) return sendJsonText(reply, listingJson(page, { nextCursor: true }))
+      const page = await listDirectoryPage(ctx, store, request.auth, path ?? '/', { limit, cursor })
+      if (path === undefined) return specAnswer(page, limit !== undefined || cursor !== undefined)
+      if (cursor !== undefined) return { success: true as const, ...page }
       const folders = await listFolders(ctx, request.auth.accountId, path)
-      return sendJsonText(reply, listingJson(page, { nextCursor: true, folders }))
+      return { success: true as const, ...page, folders }
     },
   )
 
@@ -129,14 +82,13 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
         querystring: Type.Object(PageQuery),
         response: { 200: Listing },
       },
+      // The Listing schema's answer, each kept view's text kept with it (view-text.ts).
+      serializerCompiler: listingSerializer,
     },
-    async (request, reply) => {
+    async (request) => {
       const { limit, cursor } = request.query
-      const page = await listDirectoryPage(ctx, request.auth, request.params['*'], {
-        limit,
-        cursor,
-      })
-      return sendSpecAnswer(reply, page, limit !== undefined || cursor !== undefined)
+      const page = await listDirectoryPage(ctx, store, request.auth, request.params['*'], { limit, cursor })
+      return specAnswer(page, limit !== undefined || cursor !== undefined)
     },
   )
 
