@@ -1,7 +1,6 @@
 // What every background worker here shares (webhook deliveries, conversions): waking workers when
 // work becomes due — directly in this process, by NOTIFY across PostgreSQL clients — and the lease
 // a claimed item is held under.
-import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db, Executor } from './db/index.ts'
 
@@ -12,10 +11,11 @@ export interface Waker {
 }
 
 /**
- * A named kind of work that workers wait for. `wake` inside a transaction sends the PostgreSQL
- * NOTIFY at commit; outside one, at once. SQLite has one connection: a woken worker's claim queues
- * behind the transaction and so sees its outcome. On PostgreSQL an early claim finds nothing and the
- * NOTIFY at commit wakes the worker again.
+ * A named kind of work that workers wait for. `wake` tells other processes through the database's
+ * JobStore (PostgreSQL: a NOTIFY, sent at commit when inside a transaction) and wakes this process's
+ * workers at once. SQLite has one connection: a woken worker's claim queues behind the transaction
+ * and so sees its outcome. On PostgreSQL an early claim finds nothing and the NOTIFY at commit wakes
+ * the worker again.
  */
 export class WakeChannel {
   readonly #local = new Set<Waker>()
@@ -34,7 +34,7 @@ export class WakeChannel {
   }
 
   async wake(db: Db, executor: Executor): Promise<void> {
-    if (db.dialect === 'postgres') await sql`select pg_notify(${this.name}, '')`.execute(executor)
+    await db.jobStore.notify(executor, this.name)
     for (const worker of this.#local) if (worker.db === db) worker.wake()
   }
 }
