@@ -1,6 +1,6 @@
 // What every background worker here shares (webhook deliveries, conversions): waking workers when
-// work becomes due — directly in this process, by NOTIFY across PostgreSQL clients — and the lease
-// a claimed item is held under.
+// work becomes due — directly in this process, through the database's JobStore across processes
+// (NOTIFY on PostgreSQL) — the alarm their loops sleep on, and the lease a claimed item is held under.
 import type { Logger } from 'pino'
 import type { Db, Executor } from './db/index.ts'
 
@@ -56,6 +56,40 @@ export function wakeOnNotify(db: Db, channel: string, onNotify: () => void, log:
       if (err) log.warn({ err, channel }, 'LISTEN connection lost; polling only until it is back')
     },
   })
+}
+
+/**
+ * What a worker's loop sleeps on between rounds (delivery/worker.ts, modules/conversion/worker.ts):
+ * rung by its `wake()`, it ends the sleep; rung while the worker is awake (a round runs), it makes the
+ * next sleep end at once, so no wake-up is lost between a round's look at the queue and its sleep.
+ */
+export class Alarm {
+  #rung = false
+  #wakeUp: (() => void) | null = null
+
+  ring(): void {
+    this.#rung = true
+    this.#wakeUp?.()
+  }
+
+  /** A round starts: rings from now on are for the next one. */
+  reset(): void {
+    this.#rung = false
+  }
+
+  /** Sleeps until rung (answers true) or until `ms` ran out (false). */
+  sleep(ms: number): Promise<boolean> {
+    if (this.#rung) return Promise.resolve(true)
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), Math.max(0, ms))
+      const done = (rung: boolean): void => {
+        clearTimeout(timer)
+        this.#wakeUp = null
+        resolve(rung)
+      }
+      this.#wakeUp = () => done(true)
+    })
+  }
 }
 
 /**
