@@ -48,12 +48,13 @@ function send(message: Message): void {
 }
 
 /**
- * API process on SQLite: new deliveries and jobs wake the workers process over IPC, once the
+ * API process on a database whose JobStore cannot notify other processes (SQLite): new deliveries
+ * and jobs wake the workers process over IPC, once the
  * emitting transaction commits (sent earlier, its claim would sit in SQLite's busy handler, which
  * sleeps in steps, until the commit). Wake-ups of one tick travel as one message per channel.
  */
 export function forwardWakes(db: Db): void {
-  if (!cluster.isWorker || db.dialect !== 'sqlite') return
+  if (!cluster.isWorker || db.jobStore.notifiesOtherProcesses) return
   relayCommittedWakes(db, CHANNELS, send)
 }
 
@@ -95,9 +96,9 @@ export function relayCommittedWakes(
   }
 }
 
-/** Workers process: the relayed wake-ups wake this process's workers (no query on SQLite). */
+/** Workers process, same databases: the relayed wake-ups wake this process's workers (no query). */
 export function receiveWakes(db: Db): void {
-  if (!cluster.isWorker || db.dialect !== 'sqlite') return
+  if (!cluster.isWorker || db.jobStore.notifiesOtherProcesses) return
   process.on('message', (message: unknown) => {
     if (!isMessage(message) || message.tessera !== 'wake') return
     const channel = CHANNELS.find((c) => c.name === message.channel)

@@ -50,33 +50,3 @@ export class Pacer {
     return this.nextDueAt === null ? pollMs : Math.min(pollMs, this.nextDueAt - Date.now())
   }
 }
-
-/** Wakes a sleeping worker; a ring while it is awake makes its next sleep end at once. */
-export class Alarm {
-  #rung = false
-  #wakeUp: (() => void) | null = null
-
-  ring(): void {
-    this.#rung = true
-    this.#wakeUp?.()
-  }
-
-  /** A round starts: rings from now on are for the next one. */
-  reset(): void {
-    this.#rung = false
-  }
-
-  /** Sleeps until rung (answers true) or until `ms` ran out (false). */
-  sleep(ms: number): Promise<boolean> {
-    if (this.#rung) return Promise.resolve(true)
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => done(false), Math.max(0, ms))
-      const done = (rung: boolean): void => {
-        clearTimeout(timer)
-        this.#wakeUp = null
-        resolve(rung)
-      }
-      this.#wakeUp = () => done(true)
-    })
-  }
-}

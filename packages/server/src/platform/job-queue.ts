@@ -213,10 +213,8 @@ export async function lockNextDueJob(
     .executeTakeFirst()
   if (!candidate) return null
   await lockSubject({ fileId: candidate.file_id })
-  // SQLite's IMMEDIATE transaction already holds the single write lock.
-  const job = await dueJobs(tx, kind, now)
-    .where('id', '=', candidate.id)
-    .$if(db.dialect === 'postgres', (qb) => qb.forUpdate())
+  const job = await db.jobStore
+    .lockForClaim(dueJobs(tx, kind, now).where('id', '=', candidate.id))
     .executeTakeFirst()
   return job ?? 'taken'
 }

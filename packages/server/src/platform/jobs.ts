@@ -1,7 +1,6 @@
 // What every background worker here shares (webhook deliveries, conversions): waking workers when
-// work becomes due — directly in this process, by NOTIFY across PostgreSQL clients — and the lease
-// a claimed item is held under.
-import { sql } from 'kysely'
+// work becomes due — directly in this process, through the database's JobStore across processes
+// (NOTIFY on PostgreSQL) — the alarm their loops sleep on, and the lease a claimed item is held under.
 import type { Logger } from 'pino'
 import type { Db, Executor } from './db/index.ts'
 
@@ -12,10 +11,11 @@ export interface Waker {
 }
 
 /**
- * A named kind of work that workers wait for. `wake` inside a transaction sends the PostgreSQL
- * NOTIFY at commit; outside one, at once. SQLite has one connection: a woken worker's claim queues
- * behind the transaction and so sees its outcome. On PostgreSQL an early claim finds nothing and the
- * NOTIFY at commit wakes the worker again.
+ * A named kind of work that workers wait for. `wake` tells other processes through the database's
+ * JobStore (PostgreSQL: a NOTIFY, sent at commit when inside a transaction) and wakes this process's
+ * workers at once. SQLite has one connection: a woken worker's claim queues behind the transaction
+ * and so sees its outcome. On PostgreSQL an early claim finds nothing and the NOTIFY at commit wakes
+ * the worker again.
  */
 export class WakeChannel {
   readonly #local = new Set<Waker>()
@@ -34,7 +34,7 @@ export class WakeChannel {
   }
 
   async wake(db: Db, executor: Executor): Promise<void> {
-    if (db.dialect === 'postgres') await sql`select pg_notify(${this.name}, '')`.execute(executor)
+    await db.jobStore.notify(executor, this.name)
     for (const worker of this.#local) if (worker.db === db) worker.wake()
   }
 }
@@ -56,6 +56,40 @@ export function wakeOnNotify(db: Db, channel: string, onNotify: () => void, log:
       if (err) log.warn({ err, channel }, 'LISTEN connection lost; polling only until it is back')
     },
   })
+}
+
+/**
+ * What a worker's loop sleeps on between rounds (delivery/worker.ts, modules/conversion/worker.ts):
+ * rung by its `wake()`, it ends the sleep; rung while the worker is awake (a round runs), it makes the
+ * next sleep end at once, so no wake-up is lost between a round's look at the queue and its sleep.
+ */
+export class Alarm {
+  #rung = false
+  #wakeUp: (() => void) | null = null
+
+  ring(): void {
+    this.#rung = true
+    this.#wakeUp?.()
+  }
+
+  /** A round starts: rings from now on are for the next one. */
+  reset(): void {
+    this.#rung = false
+  }
+
+  /** Sleeps until rung (answers true) or until `ms` ran out (false). */
+  sleep(ms: number): Promise<boolean> {
+    if (this.#rung) return Promise.resolve(true)
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), Math.max(0, ms))
+      const done = (rung: boolean): void => {
+        clearTimeout(timer)
+        this.#wakeUp = null
+        resolve(rung)
+      }
+      this.#wakeUp = () => done(true)
+    })
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { AppContext } from '../../platform/context.ts'
 import type { Db } from '../../platform/db/index.ts'
 import { heldJobs } from '../../platform/job-queue.ts'
-import { jobsChannel, listenForWork } from '../../platform/jobs.ts'
+import { Alarm, jobsChannel, listenForWork } from '../../platform/jobs.ts'
 import { ProgressWriter } from './progress.ts'
 import { ConversionRun } from './runner.ts'
 import { type ClaimedJob, claimNext, recordOutcome, recordProgress } from './service.ts'
@@ -29,8 +29,7 @@ export class ConversionWorker {
   readonly #runs = new Map<string, { run: ConversionRun; done: Promise<void>; over: boolean }>()
   #running = false
   #loop: Promise<void> | null = null
-  #woken = false
-  #wakeUp: (() => void) | null = null
+  readonly #alarm = new Alarm()
   #stopListening: (() => Promise<void>) | null = null
   readonly #recovery: CrashRecovery
 
@@ -66,13 +65,12 @@ export class ConversionWorker {
   }
 
   wake(): void {
-    this.#woken = true
-    this.#wakeUp?.()
+    this.#alarm.ring()
   }
 
   async #run(): Promise<void> {
     while (this.#running) {
-      this.#woken = false
+      this.#alarm.reset()
       try {
         await this.#recovery.takeOver()
         await this.#stopDropped()
@@ -84,7 +82,8 @@ export class ConversionWorker {
       } catch (err) {
         this.#log.error({ err }, 'claiming conversion jobs failed; retrying')
       }
-      await this.#sleep(this.#pollMs)
+      // stop() rings the alarm once it cleared #running.
+      if (this.#running) await this.#alarm.sleep(this.#pollMs)
     }
   }
 
@@ -161,19 +160,5 @@ export class ConversionWorker {
       await progress.close()
       await run.dispose().catch(() => {})
     }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    if (this.#woken || !this.#running) return Promise.resolve()
-    return new Promise<void>((resolve) => {
-      let timer: NodeJS.Timeout | undefined
-      const done = (): void => {
-        clearTimeout(timer)
-        this.#wakeUp = null
-        resolve()
-      }
-      timer = setTimeout(done, ms)
-      this.#wakeUp = done
-    })
   }
 }

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { type BlobStore, openBlobStore } from '../blobs/index.ts'
 import type { Config } from '../config.ts'
+import { configuredDialect } from '../db/index.ts'
 import { makePrivateDir } from '../file-modes.ts'
 import { backupBlobPath, copyBlobOut } from './blob-copy.ts'
 import {
@@ -103,7 +104,7 @@ export async function backup(options: BackupOptions): Promise<Manifest> {
       format: MANIFEST_FORMAT,
       version: serverVersion(),
       createdAt: new Date().toISOString(),
-      dialect: config.databaseUrl ? 'postgres' : 'sqlite',
+      dialect: configuredDialect(config.databaseUrl),
       migration: snapshot.migration,
       ...(snapshot.schema ? { schema: snapshot.schema } : {}),
       database: snapshot.database,

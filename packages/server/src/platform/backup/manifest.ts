@@ -1,7 +1,7 @@
 // The backup's manifest (manifest.json): what the backup holds and how to check it.
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Dialect } from '../db/index.ts'
+import { type Dialect, isDialect } from '../db/index.ts'
 import { PRIVATE_FILE_MODE } from '../file-modes.ts'
 
 export const MANIFEST_FORMAT = 1
@@ -72,7 +72,7 @@ export function readManifest(dir: string): Manifest {
   const m = parsed as Partial<Manifest>
   if (m.format !== MANIFEST_FORMAT) throw new Error(`unsupported backup format ${String(m.format)}`)
   if (
-    (m.dialect !== 'sqlite' && m.dialect !== 'postgres') ||
+    !isDialect(m.dialect) ||
     typeof m.migration !== 'string' ||
     typeof m.database !== 'string' ||
     !Array.isArray(m.blobs) ||

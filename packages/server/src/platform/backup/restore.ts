@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import pg from 'pg'
 import { type BlobStore, openBlobStore } from '../blobs/index.ts'
 import type { Config } from '../config.ts'
-import { migrate, openDatabase } from '../db/index.ts'
+import { migrate, mismatchedDialect, openDatabase } from '../db/index.ts'
 import { migrationList } from '../db/migrations/index.ts'
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../file-modes.ts'
 import { BackupError, findPgTool } from './backup.ts'
@@ -37,8 +37,9 @@ export async function restore(options: RestoreOptions): Promise<Manifest> {
   const store = await openBlobStore(config.storageUrl)
   try {
     await requireEmptyStore(config, store, manifest)
-    if (manifest.dialect === 'sqlite') restoreSqlite(config, from)
-    else await restorePostgres(config.databaseUrl ?? '', from, manifest)
+    // checkedManifest made sure the backup is of the configured database.
+    if (config.databaseUrl) await restorePostgres(config.databaseUrl, from, manifest)
+    else restoreSqlite(config, from)
     say(`database restored; storing ${manifest.blobs.length} blobs`)
     for (const entry of manifest.blobs) await copyBlobIn(store, from, entry)
   } finally {
@@ -55,10 +56,10 @@ function checkedManifest(config: Config, from: string): Manifest {
   } catch (error) {
     throw new BackupError((error as Error).message)
   }
-  const dialect = config.databaseUrl ? 'postgres' : 'sqlite'
-  if (manifest.dialect !== dialect)
+  const configured = mismatchedDialect(manifest.dialect, config.databaseUrl)
+  if (configured !== null)
     throw new BackupError(
-      `the backup is of a ${manifest.dialect} database; this configuration uses ${dialect}`,
+      `the backup is of a ${manifest.dialect} database; this configuration uses ${configured}`,
     )
   if (!migrationList.some((m) => m.name === manifest.migration))
     throw new BackupError(

@@ -6,6 +6,24 @@ import type { Db } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
 
+const DIALECTS: readonly string[] = ['sqlite', 'postgres'] satisfies Dialect[]
+
+/** Whether `value` names a dialect (a backup manifest's field, read from a file). */
+export function isDialect(value: unknown): value is Dialect {
+  return typeof value === 'string' && DIALECTS.includes(value)
+}
+
+/** The database a configuration opens (openDatabase's rule): PostgreSQL when it names a URL. */
+export function configuredDialect(databaseUrl: string | undefined): Dialect {
+  return databaseUrl ? 'postgres' : 'sqlite'
+}
+
+/** The configuration's dialect when it is not `dialect` (a backup's, which restores into its own only). */
+export function mismatchedDialect(dialect: Dialect, databaseUrl: string | undefined): Dialect | null {
+  const configured = configuredDialect(databaseUrl)
+  return configured === dialect ? null : configured
+}
+
 // pg returns int8 as strings; every bigint here is a millisecond timestamp or a byte count, which
 // fit in a double.
 export const pgTypes = {

@@ -8,6 +8,7 @@ import { makePrivateDir, makePrivateFiles, PRIVATE_FILE_MODE } from '../file-mod
 import { directReader } from './batched-reader.ts'
 import { startCheckpointer } from './checkpointer.ts'
 import { checkedPgSchema, pgDescription, pgTypes } from './dialect.ts'
+import { pgJobStore, sqliteJobStore } from './job-store.ts'
 import { PgNotifications } from './notifications.ts'
 import { namedStatementPool } from './pg-named.ts'
 import { warmPool } from './pg-pool-warmth.ts'
@@ -47,6 +48,7 @@ function openSqlite(dataDir: string): Db {
   return {
     kysely,
     dialect: 'sqlite',
+    jobStore: sqliteJobStore,
     whenTransactionEnds: (callback) => ends.add(callback),
     runInTransaction: transactionRunner(database),
     watchRows: sqliteRowWatcher(database),
@@ -86,6 +88,7 @@ async function openPostgres(url: string, options: DbOptions): Promise<Db> {
   return {
     kysely,
     dialect: 'postgres',
+    jobStore: pgJobStore,
     watchRows: pgRowWatcher(notifications),
     syncRowChanges: pgRowSync(notifications, kysely),
     warm: () => warmPool(pool, poolSize),

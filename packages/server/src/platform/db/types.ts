@@ -1,6 +1,7 @@
 // The kernel's handle on the database and the executor types every repository takes.
 import type { Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.ts'
+import type { JobStore } from './job-store.ts'
 import type { PgNotifications } from './notifications.ts'
 import type { WatchRows } from './row-changes.ts'
 import type { SyncRowChanges } from './row-sync.ts'
@@ -12,6 +13,8 @@ export type Executor = Kysely<Database> | Tx
 export interface Db {
   kysely: Kysely<Database>
   dialect: Dialect
+  /** What the job queue and the workers' wake-ups do on this database (job-store.ts). */
+  jobStore: JobStore
   /**
    * SQLite only: calls `callback` once the write transaction open on the connection ends, with
    * whether it committed. Only a caller running inside that transaction may use it (SQLite has one
