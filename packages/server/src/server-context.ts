@@ -2,7 +2,8 @@
 // ports. Apart from app.ts so that a CLI command that only needs the database does not load the
 // HTTP routes and the conversion pipeline.
 import pino, { type DestinationStream } from 'pino'
-import { type EventPorts, HandOffPort, StreamHub } from './events/index.ts'
+import { type DeliveryPorts, HandOffPort, subscribeDeliveries } from './delivery/index.ts'
+import { type EventPorts, StreamHub } from './events/index.ts'
 import { openBlobStore } from './platform/blobs/index.ts'
 import type { Config } from './platform/config.ts'
 import type { AppContext } from './platform/context.ts'
@@ -13,10 +14,11 @@ import { loggerOptions } from './platform/logger.ts'
 import { TokenService } from './platform/tokens.ts'
 
 /**
- * The kernel's context plus the delivery hand-off port (events/hand-off.ts). Modules take it as an
- * AppContext and hand it on to emitEvent, which finds the port there.
+ * The kernel's context plus the live stream hub and the delivery hand-off port
+ * (delivery/hand-off-port.ts). Modules take it as an AppContext and hand it on to emitEvent, whose
+ * subscribers find their ports there.
  */
-export type ServerContext = AppContext & EventPorts
+export type ServerContext = AppContext & EventPorts & DeliveryPorts
 
 export interface BuildOptions {
   /** Use this database (tests share one per file); otherwise opened from config and closed with the app. */
@@ -43,6 +45,8 @@ export async function createContext(config: Config, options: BuildOptions = {}):
   const blobs = await openBlobStore(config.storageUrl)
   const tokens = new TokenService(keys, config.authTokenTtlMs)
   const eventStream = new StreamHub({ db, config, log })
+  // Every emit of this process queues its deliveries, in its own transaction (events/subscribers.ts).
+  subscribeDeliveries()
   return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
 }
 

@@ -6,8 +6,7 @@ import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { type Claimed, type ClaimOptions, claimDue } from './claim.ts'
 import { allSucceeded, type Finished, type Recorded, recordedSuccesses, recordResults } from './record.ts'
-import { startRound } from './store-claim.ts'
-import { recordAndClaimInOneStatement } from './store-round.ts'
+import { deliveryStore } from './store.ts'
 
 export interface RoundOptions {
   db: Db
@@ -45,13 +44,11 @@ export async function recordAndClaim(
   limit: number,
 ): Promise<RoundDone> {
   const { db } = options
-  if (db.dialect === 'postgres') {
-    const done = await roundInOneStatement(options, batch, limit)
-    if (done) return done
-  }
+  const done = await roundInOneStatement(options, batch, limit)
+  if (done) return done
   let recorded: Recorded[] = []
   const claimed = await db.kysely.transaction().execute(async (tx) => {
-    // The round starts (store-claim.ts startRound) with the statement that records the results:
+    // The round starts (DeliveryStore.startRound) with the statement that records the results:
     // its commit does not wait for the WAL flush and, when it claims, it holds the claim lock, so
     // in-flight counts per webhook cannot race between claimers. Taken at the end of recording:
     // the results' writes need no lock and should not lengthen its hold.
@@ -69,11 +66,13 @@ async function roundInOneStatement(
   limit: number,
 ): Promise<RoundDone | null> {
   const { db, workerId, config } = options
+  const store = deliveryStore(db)
+  if (!store.roundInOneStatement) return null
   const now = Date.now()
   const successes = allSucceeded(batch, workerId, now, limit > 0)
   if (!successes) return null
   const lease = { workerId, expiresAt: now + options.leaseMs, now }
-  const round = await recordAndClaimInOneStatement(db, successes, lease, limit, config.webhookMaxInFlight)
+  const round = await store.roundInOneStatement(successes, lease, limit, config.webhookMaxInFlight)
   const recorded = recordedSuccesses(batch, new Set(round.settled), now)
   if (!round.expired) {
     const { jobs = [], more = false, saturated = false, next = null } = round
@@ -82,7 +81,7 @@ async function roundInOneStatement(
   // A lease ran out: claimDue takes it over, in a transaction of its own (the results are in).
   try {
     const claimed = await db.kysely.transaction().execute(async (tx) => {
-      await startRound(tx, db, true)
+      await store.startRound(tx, true)
       return claimDue(tx, claimOptions(options, limit))
     })
     return { claimed, recorded }

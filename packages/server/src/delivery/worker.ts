@@ -12,11 +12,11 @@
 // elsewhere, expired leases and lost notifications.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import { deliveryChannel, type HandOffPort, type Job } from '../events/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { leaseMs, listenForWork } from '../platform/jobs.ts'
 import { WorkerHandOff } from './hand-off.ts'
+import type { HandOffPort, Job } from './hand-off-port.ts'
 import type { DeliveryMetrics } from './metrics.ts'
 import { type RoundDone, type RoundOptions, recordAndClaim, recordOneByOne } from './recording.ts'
 import { reportAttempts } from './report.ts'
@@ -24,6 +24,7 @@ import { Alarm, Pacer, sleepMs } from './scheduling.ts'
 import { sendJob } from './send.ts'
 import { Slots } from './slots.ts'
 import { pauseLeasedDelivery, releaseLeases } from './store-queue.ts'
+import { deliveryChannel } from './wake.ts'
 
 export interface WorkerOptions {
   db: Db

@@ -1,11 +1,12 @@
-// The event outbox: emitEvent writes an event and its deliveries in the caller's transaction and
-// hands new deliveries to an in-process worker through an injected port. The only door of events/.
-export { type DeliveryHandOff, type EventPorts, HandOffPort, type Job } from './hand-off.ts'
+// The event outbox: emitEvent writes an event and its live stream rows in the caller's transaction,
+// and runs the registered subscribers' hooks (the delivery engine's fan-out) in it. The only door of
+// events/.
 export {
   type EmitInput,
+  type EventPorts,
   emitEvent,
   emitStreamTestEvent,
-  emitTestDelivery,
+  writeSampleEvent,
 } from './outbox.ts'
 export {
   EventRetention,
@@ -15,4 +16,11 @@ export {
 } from './retention.ts'
 export { StreamHub } from './stream-hub.ts'
 export type { StreamSink } from './stream-subscriber.ts'
-export { deliveryChannel, wakeWorkers } from './wake.ts'
+export {
+  type EmitContext,
+  type EmitHook,
+  type EmittedEvent,
+  type OutboxSubscriber,
+  onEmit,
+  type StatementPart,
+} from './subscribers.ts'

@@ -1,12 +1,11 @@
 // PostgreSQL: a worker's common round (the results of the last attempts, all successes, then a claim)
 // as one statement outside any transaction: migration 0019's tessera_worker_round, which does what
-// recordSuccesses (store-record.ts) and claimDue (claim.ts) do, in that order, under the same claim
+// recordSuccesses (store.ts) and claimDue (claim.ts) do, in that order, under the same claim
 // lock, and commits as the statement ends. One round trip where the same round took five.
-import type { Job } from '../events/index.ts'
-import type { Db } from '../platform/db/index.ts'
-import { run } from '../platform/db/raw-sql.ts'
-import type { Lease } from './store-claim.ts'
-import type { Successes } from './store-record.ts'
+import type { Db } from '../../platform/db/index.ts'
+import { run } from '../../platform/db/raw-sql.ts'
+import type { Job } from '../hand-off-port.ts'
+import type { Lease, Successes } from '../store.ts'
 
 /** tessera_worker_round's answer (JSON). */
 export interface OneStatementRound {
@@ -30,7 +29,7 @@ const ROUND = 'select tessera_worker_round(?::json, ?::text[], ?::text[], ?, ?, 
  * Records `successes` and, when `limit` > 0, claims up to `limit` deliveries (never more than
  * `maxPerHook` live leases per webhook), in one statement that commits on its own.
  */
-export async function recordAndClaimInOneStatement(
+export async function roundInOneStatement(
   db: Db,
   successes: Successes,
   lease: Lease,
