@@ -2,7 +2,7 @@
 // and the webhook's health change commit together, exactly as if each result had its own
 // transaction in the order the attempts finished (the webhook health is replayed in that order).
 // A batch of successes, the common case, takes three statements whatever its size (one on
-// PostgreSQL, which also starts the worker's round: store-claim.ts startRound).
+// PostgreSQL, which also starts the worker's round: DeliveryStore.startRound).
 
 import type { Config } from '../platform/config.ts'
 import type { Db, Tx } from '../platform/db/index.ts'
@@ -113,7 +113,7 @@ function attemptRow(item: Finished, now: number): AttemptRow {
 
 /**
  * Records `batch` (in the order the attempts finished) in `tx` and starts the worker's round
- * (store-claim.ts startRound; on PostgreSQL a batch of successes does both in one statement).
+ * (DeliveryStore.startRound; on PostgreSQL a batch of successes does both in one statement).
  * Answers one Recorded per item.
  */
 export async function recordResults(tx: Tx, batch: Finished[], options: RecordOptions): Promise<Recorded[]> {
