@@ -23,7 +23,7 @@ export interface Lease {
   now: number
 }
 
-export interface DueTaken {
+interface DueTaken {
   /** Leased to the claimer, by due time. */
   jobs: Job[]
   /** When the webhook's first delivery not yet due is; null: none is (or it was not looked for). */
@@ -51,7 +51,7 @@ export interface HealthRow {
   failing_since: number | null
 }
 
-export interface Settlement {
+interface Settlement {
   status: string
   nextAt: number
   statusCode: number | null

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { EmitContext, EmitHook, EmittedEvent } from '../../events/index.ts'
 import type { Db, Tx } from '../../platform/db/index.ts'
-import { inList, run } from '../../platform/db/raw-sql.ts'
+import { run } from '../../platform/db/raw-sql.ts'
 import { newId } from '../../platform/ids.ts'
 import { type DeliveryHandOff, handOffPortOf, type Job } from '../hand-off-port.ts'
 import { wakeWorkers } from '../wake.ts'
@@ -22,7 +22,7 @@ const subscribers = (readers: string) => `select w.id, w.disabled, a.email, w.ur
   from webhooks w join accounts a on a.id = w.owner_id
   where w.event = ? and ${readers} and a.disabled = 0`
 const SUBSCRIBERS_OF_ONE = subscribers('w.owner_id = ?')
-const SUBSCRIBERS = subscribers(inList('sqlite', 'w.owner_id'))
+const SUBSCRIBERS = subscribers('w.owner_id in (select value from json_each(?))')
 
 const DELIVERY_INSERT = `insert into deliveries (id, uuid, event_id, webhook_id, owner_email, status,
     attempts, next_attempt_at, created_at, updated_at, is_test, leased_by, lease_expires_at)

@@ -2,7 +2,7 @@
 // statement per row costs less there than building a JSON list and walking it (json_each), so the
 // engine writes row by row; one writer at a time, so no claim lock, and commits are NORMAL already.
 import type { Db, Tx } from '../../platform/db/index.ts'
-import { inList, run } from '../../platform/db/raw-sql.ts'
+import { run } from '../../platform/db/raw-sql.ts'
 import type { Job } from '../hand-off-port.ts'
 import type { AttemptRow, DeliveryStore, HealthRow, HookRow, Lease, Successes } from '../store.ts'
 import {
@@ -25,14 +25,15 @@ const PENDING_OF = `select ${JOB_COLUMNS}
 const EXPIRED = `select ${JOB_COLUMNS}
   where d.status = 'delivering' and d.lease_expires_at <= ? order by d.lease_expires_at limit ?`
 const BUSY = `select webhook_id, count(*) as n from deliveries
-  where status = 'delivering' and lease_expires_at > ? and ${inList('sqlite', 'webhook_id')}
+  where status = 'delivering' and lease_expires_at > ? and webhook_id in (select value from json_each(?))
   group by webhook_id`
 const LEASE_ONE = `${LEASE_SET} where id = ?`
 const ATTEMPT = `insert into delivery_attempts (${ATTEMPT_COLUMNS.join(', ')})
   values (${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`
 const SUCCEED_ONE = `${SUCCEED} where id = ? and ${HELD}`
 const HEALTHY_ONE = 'update webhooks set failing_since = null where id = ? and failing_since is not null'
-const HEALTH = `select id, disabled, failing_since from webhooks where ${inList('sqlite', 'id')}`
+const HEALTH = `select id, disabled, failing_since from webhooks
+  where id in (select value from json_each(?))`
 
 export function openSqliteDelivery(db: Db): DeliveryStore {
   const leaseDeliveries = async (tx: Tx, ids: string[], lease: Lease): Promise<void> => {

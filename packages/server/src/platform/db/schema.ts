@@ -113,7 +113,7 @@ export interface WebhooksTable {
   version: number
 }
 
-export interface EventsTable {
+interface EventsTable {
   id: string
   event: string
   file_id: string
