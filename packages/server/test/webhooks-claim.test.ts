@@ -1,5 +1,5 @@
-// A worker's round (delivery/recording.ts: claim.ts, record.ts; on PostgreSQL a round of successes
-// is one statement, delivery/store-round.ts), on every dialect: the claim leases only due
+// A worker's round (delivery/recording.ts: claim.ts, record.ts, with the store of each database,
+// delivery/sqlite|postgres/store.ts), on every dialect: the claim leases only due
 // deliveries, never more than the webhook's free slots (leases of every worker counted), and tells
 // when the first delivery not yet due comes due, so the worker wakes then rather than at its next
 // poll; the successes it records free their slots for the same round's claim; a lease that ran out

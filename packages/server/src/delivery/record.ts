@@ -144,12 +144,7 @@ export async function recordResults(tx: Tx, batch: Finished[], options: RecordOp
 }
 
 /** `batch` (empty too) as one Successes when every attempt in it succeeded; null when one failed. */
-export function allSucceeded(
-  batch: Finished[],
-  workerId: string,
-  now: number,
-  claiming: boolean,
-): Successes | null {
+function allSucceeded(batch: Finished[], workerId: string, now: number, claiming: boolean): Successes | null {
   if (!batch.every((item) => item.result.ok)) return null
   return {
     rows: batch.map((item) => attemptRow(item, now)),
@@ -163,11 +158,7 @@ export function allSucceeded(
 }
 
 /** What each success of `batch` came to: succeeded, or null where the lease had been lost. */
-export function recordedSuccesses(
-  batch: Finished[],
-  settledIds: ReadonlySet<string>,
-  now: number,
-): Recorded[] {
+function recordedSuccesses(batch: Finished[], settledIds: ReadonlySet<string>, now: number): Recorded[] {
   return batch.map((item) => ({
     status: settledIds.has(item.job.id) ? 'succeeded' : null,
     at: now,

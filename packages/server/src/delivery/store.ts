@@ -5,7 +5,6 @@ import type { EmitHook } from '../events/index.ts'
 import type { Db, Dialect, Tx } from '../platform/db/index.ts'
 import type { DeliveryAttemptsTable } from '../platform/db/schema.ts'
 import type { Job } from './hand-off-port.ts'
-import type { OneStatementRound } from './postgres/round.ts'
 import { openPostgresDelivery } from './postgres/store.ts'
 import { openSqliteDelivery } from './sqlite/store.ts'
 
@@ -90,17 +89,6 @@ export interface DeliveryStore {
   /** Records a failed attempt's outcome if `workerId` still holds the lease; answers whether it did. */
   settleDelivery(tx: Tx, id: string, workerId: string, settlement: Settlement, now: number): Promise<boolean>
   setFailingSince(tx: Tx, id: string, since: number | null): Promise<void>
-
-  /**
-   * PostgreSQL: a round whose results are all successes, and its claim, as one statement that
-   * commits on its own (postgres/round.ts). Absent: rounds run as transactions (recording.ts).
-   */
-  readonly roundInOneStatement?: (
-    successes: Successes,
-    lease: Lease,
-    limit: number,
-    maxPerHook: number,
-  ) => Promise<OneStatementRound>
 }
 
 const OPENERS: Record<Dialect, (db: Db) => DeliveryStore> = {

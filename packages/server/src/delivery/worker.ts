@@ -202,14 +202,10 @@ export class DeliveryWorker {
       leaseMs: this.leaseMs,
     }
     try {
-      const { claimed, recorded, claimError } = await recordAndClaim(options, batch, limit)
+      const { claimed, recorded } = await recordAndClaim(options, batch, limit)
       // A failed attempt may have been rescheduled: the next round claims and learns when.
       if (batch.some((item) => !item.result.ok)) this.#claimWanted = true
       reportAttempts(this.#metrics, this.#log, batch, recorded)
-      if (claimError !== undefined) {
-        this.#claimWanted = true
-        this.#log.error({ err: claimError }, 'delivery claim failed')
-      }
       return claimed
     } catch (err) {
       if (batch.length === 0) throw err

@@ -7,7 +7,6 @@ import type { Job } from '../hand-off-port.ts'
 import type { AttemptRow, DeliveryStore, HealthRow, HookRow, Lease } from '../store.ts'
 import { FAILING, HELD, HOOKS, JOB_COLUMNS, JOB_FIELDS, LEASE_SET, SETTLE, SUCCEED } from '../store-texts.ts'
 import { postgresFanOut } from './fan-out.ts'
-import { roundInOneStatement } from './round.ts'
 
 // Takes the due deliveries of one webhook in the statement that reads them (one round trip where a
 // select and an update took two), answering with each one when the first delivery not yet due is
@@ -67,8 +66,6 @@ const SUCCESSES = { claiming: successes(true), recording: successes(false) }
 export function openPostgresDelivery(db: Db): DeliveryStore {
   return {
     fanOut: postgresFanOut(db),
-    roundInOneStatement: (successes, lease, limit, maxPerHook) =>
-      roundInOneStatement(db, successes, lease, limit, maxPerHook),
     async webhooksWithPending(tx, now) {
       return (await run<HookRow>(tx, db, HOOKS, [now])).rows
     },
