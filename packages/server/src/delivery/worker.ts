@@ -7,9 +7,9 @@
 // one transaction, not one each (scheduling.ts). Results wait in memory at most one round; until they
 // are recorded their deliveries stay leased, so a crash re-sends them (at-least-once) and their slots
 // stay counted. PostgreSQL: claims run under a short advisory lock, so the per-webhook in-flight cap
-// holds across processes, and LISTEN/NOTIFY wakes the worker; SQLite: emitEvent hands new
-// deliveries to the in-process worker directly (hand-off.ts). A slow poll covers retries held
-// elsewhere, expired leases and lost notifications.
+// holds across processes, and LISTEN/NOTIFY wakes the worker; SQLite: the fan-out of an emit hands
+// new deliveries to the in-process worker directly (sqlite/fan-out.ts, hand-off.ts). A slow poll
+// covers retries held elsewhere, expired leases and lost notifications.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
