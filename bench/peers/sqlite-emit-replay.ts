@@ -1,5 +1,6 @@
 // SQLite's own part of one emit, without any Tessera code: the emit's three inserts (event row,
-// stream log row, a leased delivery, as events/store.ts writes them for one subscriber) replayed
+// stream log row, a leased delivery, as events/sqlite/outbox-store.ts and delivery/sqlite/fan-out.ts
+// write them for one subscriber) replayed
 // with better-sqlite3 on a freshly migrated schema, each in a BEGIN IMMEDIATE ... COMMIT of its own,
 // WAL mode, synchronous = NORMAL. Reports the time of BEGIN, the statements and COMMIT, and the WAL
 // frames (pages) one commit writes. The WAL is never checkpointed during the replay (it only grows,

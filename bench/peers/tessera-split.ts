@@ -6,7 +6,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { relayCommittedWakes } from '../../packages/server/src/cli/cluster.ts'
-import { deliveryChannel } from '../../packages/server/src/events/index.ts'
+import { deliveryChannel } from '../../packages/server/src/delivery/index.ts'
 import type { Db } from '../../packages/server/src/platform/db/index.ts'
 
 const TESSERA_BIN = fileURLToPath(new URL('../../packages/server/bin/tessera-server.js', import.meta.url))

@@ -1,10 +1,10 @@
 // The delivery worker's rounds (records and claims, whose loss in a database crash only re-sends an
-// attempt) skip PostgreSQL's wait for the WAL flush (store-claim.ts startRound, also sent by the
+// attempt) skip PostgreSQL's wait for the WAL flush (DeliveryStore.startRound, also sent by the
 // statement that records a batch of successes); nothing else does.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { startRound } from '../src/delivery/store-claim.ts'
+import { deliveryStore } from '../src/delivery/store.ts'
 import type { Db } from '../src/platform/db/index.ts'
 import { dialects } from './support/harness.ts'
 
@@ -23,7 +23,7 @@ for (const dialect of dialects()) {
 
     test('applies to its own transaction only (SQLite: nothing to do, and it does nothing)', async () => {
       await db.kysely.transaction().execute(async (tx) => {
-        await startRound(tx, db, true)
+        await deliveryStore(db).startRound(tx, true)
         await tx
           .insertInto('login_failures')
           .values({ key: 'durability', window_start: 1, count: 1 })

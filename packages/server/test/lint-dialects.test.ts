@@ -67,7 +67,7 @@ describe('lint: no choice by database dialect outside platform/db and the per-da
     [`${src}/events/sqlite/probe-choices.ts`]: CHOICES,
     [`${src}/platform/jobs/postgres/probe-choices.ts`]: CHOICES,
     // Outside the server's sources (tests, benchmarks, other packages) the rule does not apply.
-    ['packages/server/test/probe-choices.ts']: CHOICES,
+    'packages/server/test/probe-choices.ts': CHOICES,
   }
 
   before(async () => {

@@ -1,5 +1,5 @@
-// A worker's round (delivery/recording.ts: claim.ts, record.ts; on PostgreSQL a round of successes
-// is one statement, delivery/store-round.ts), on every dialect: the claim leases only due
+// A worker's round (delivery/recording.ts: claim.ts, record.ts, with the store of each database,
+// delivery/sqlite|postgres/store.ts), on every dialect: the claim leases only due
 // deliveries, never more than the webhook's free slots (leases of every worker counted), and tells
 // when the first delivery not yet due comes due, so the worker wakes then rather than at its next
 // poll; the successes it records free their slots for the same round's claim; a lease that ran out
@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AttemptResult } from '../src/delivery/attempt.ts'
+import type { Job } from '../src/delivery/index.ts'
 import { recordAndClaim } from '../src/delivery/recording.ts'
-import { emitEvent, type Job } from '../src/events/index.ts'
+import { emitEvent } from '../src/events/index.ts'
 import { signedIn } from './support/api.ts'
 import { dialects, startApp, type TestApp } from './support/harness.ts'
 import { register } from './support/receiver.ts'

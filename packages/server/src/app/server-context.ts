@@ -2,7 +2,8 @@
 // ports. Apart from app.ts so that a CLI command that only needs the database does not load the
 // HTTP routes and the conversion pipeline.
 import pino, { type DestinationStream } from 'pino'
-import { type EventPorts, HandOffPort } from '../events/index.ts'
+import { type DeliveryPorts, HandOffPort, subscribeDeliveries } from '../delivery/index.ts'
+import type { EventPorts } from '../events/index.ts'
 import { openBlobStore } from '../platform/blobs/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
@@ -14,11 +15,11 @@ import { TokenService } from '../platform/tokens.ts'
 import { createStreamHub, type StreamHub } from '../stream/index.ts'
 
 /**
- * The kernel's context plus the delivery hand-off port (events/hand-off.ts) and the process's live
- * stream hub (stream/). Modules take it as an AppContext and hand it on to emitEvent, which finds the
- * port and the hub (to wake at commit) there.
+ * The kernel's context plus the process's live stream hub (stream/) and the delivery hand-off port
+ * (delivery/hand-off-port.ts). Modules take it as an AppContext and hand it on to emitEvent, which
+ * wakes the hub at commit and whose subscribers find their ports there.
  */
-export type ServerContext = AppContext & EventPorts & { eventStream: StreamHub }
+export type ServerContext = AppContext & EventPorts & DeliveryPorts & { eventStream: StreamHub }
 
 export interface BuildOptions {
   /** Use this database (tests share one per file); otherwise opened from config and closed with the app. */
@@ -45,6 +46,8 @@ export async function createContext(config: Config, options: BuildOptions = {}):
   const blobs = await openBlobStore(config.storageUrl)
   const tokens = new TokenService(keys, config.authTokenTtlMs)
   const eventStream = createStreamHub({ db, config, log })
+  // Every emit of this process queues its deliveries, in its own transaction (events/subscribers.ts).
+  subscribeDeliveries()
   return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
 }
 

@@ -11,7 +11,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
-import { deliveryChannel } from '../events/index.ts'
+import { deliveryChannel } from '../delivery/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { jobsChannel, type WakeChannel } from '../platform/jobs.ts'

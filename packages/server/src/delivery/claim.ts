@@ -6,9 +6,10 @@
 // webhook_id, next_attempt_at) index: one probe per webhook, however deep its backlog) with their
 // earliest due time and live in-flight count; then each webhook with free slots gets one indexed
 // query limited to those slots. The same listing tells the worker when to look again.
-import type { Job } from '../events/index.ts'
+
 import type { Db, Tx } from '../platform/db/index.ts'
-import * as store from './store-claim.ts'
+import type { Job } from './hand-off-port.ts'
+import { deliveryStore, type Lease } from './store.ts'
 
 export interface ClaimOptions {
   db: Db
@@ -48,7 +49,7 @@ interface Round {
   /** Times when something not claimable now becomes due. */
   candidates: number[]
   /** The lease this round gives what it takes. */
-  lease: store.Lease
+  lease: Lease
 }
 
 /**
@@ -70,7 +71,7 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
   }
   const hooks: Array<{ id: string; nextAt: number }> = []
   let leaseNext: number | null = null
-  for (const row of await store.webhooksWithPending(tx, options.db, now)) {
+  for (const row of await deliveryStore(options.db).webhooksWithPending(tx, now)) {
     if (row.id === null) leaseNext = row.lease_next === null ? null : Number(row.lease_next)
     else {
       round.busy.set(row.id, Number(row.busy))
@@ -93,11 +94,12 @@ export async function claimDue(tx: Tx, options: ClaimOptions): Promise<Claimed> 
 /** Takes over expired leases, within the free slots of their webhooks. */
 async function takeExpired(round: Round): Promise<void> {
   const { tx, options, now, busy, jobs } = round
-  const { db, limit, maxPerHook } = options
-  const expired = await store.expiredLeases(tx, db, now, limit * 4)
+  const { limit, maxPerHook } = options
+  const store = deliveryStore(options.db)
+  const expired = await store.expiredLeases(tx, now, limit * 4)
   const unknown = [...new Set(expired.map((j) => j.webhook_id))].filter((id) => !busy.has(id))
   if (unknown.length > 0) {
-    const counts = await store.liveLeaseCounts(tx, db, now, unknown)
+    const counts = await store.liveLeaseCounts(tx, now, unknown)
     for (const id of unknown) busy.set(id, counts.get(id) ?? 0)
   }
   const taken: Job[] = []
@@ -113,7 +115,6 @@ async function takeExpired(round: Round): Promise<void> {
   }
   await store.leaseDeliveries(
     tx,
-    db,
     taken.map((job) => job.id),
     round.lease,
   )
@@ -138,7 +139,7 @@ async function takeDue(round: Round, hook: { id: string; nextAt: number }): Prom
     return
   }
   const take = Math.min(free, budget)
-  const due = await store.leaseDue(tx, options.db, hook.id, take, round.lease)
+  const due = await deliveryStore(options.db).leaseDue(tx, hook.id, take, round.lease)
   jobs.push(...due.jobs)
   if (due.later !== null) round.candidates.push(due.later)
   // All it could take were due, so more may be: the round's budget or the webhook's slots ran out.

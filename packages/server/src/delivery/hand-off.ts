@@ -1,7 +1,8 @@
-// The worker's side of the hand-off port (events/hand-off.ts): new deliveries of this process's
+// The worker's side of the hand-off port (hand-off-port.ts): new deliveries of this process's
 // emits, leased to the worker in the emitting transaction and started at its commit.
-import type { DeliveryHandOff, Job } from '../events/index.ts'
+
 import type { Db } from '../platform/db/index.ts'
+import type { DeliveryHandOff, Job } from './hand-off-port.ts'
 import type { Slots } from './slots.ts'
 
 /** What the hand-off needs of its worker. */

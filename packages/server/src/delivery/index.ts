@@ -1,6 +1,9 @@
-// The delivery engine: claims due deliveries, sends them to the receivers (SSRF-vetted, signed) and
+// The delivery engine: subscribes to the event outbox (fan-out.ts: one delivery per webhook, in the
+// emitting transaction), claims due deliveries, sends them to the receivers (SSRF-vetted, signed) and
 // records every attempt, with the operations of the delivery log. The only door of delivery/.
 
+export { subscribeDeliveries } from './fan-out.ts'
+export { type DeliveryPorts, HandOffPort, type Job } from './hand-off-port.ts'
 export { createDeliveryMetrics, type DeliveryMetrics } from './metrics.ts'
 export { nextDelay } from './record.ts'
 export { envelopeBody } from './send.ts'
@@ -18,4 +21,6 @@ export {
   releasePausedDeliveries,
   requeueDelivery,
 } from './store-queue.ts'
+export { emitTestDelivery } from './test-delivery.ts'
+export { deliveryChannel, wakeWorkers } from './wake.ts'
 export { DeliveryWorker } from './worker.ts'

@@ -2,15 +2,16 @@
 // and the webhook's health change commit together, exactly as if each result had its own
 // transaction in the order the attempts finished (the webhook health is replayed in that order).
 // A batch of successes, the common case, takes three statements whatever its size (one on
-// PostgreSQL, which also starts the worker's round: store-claim.ts startRound).
-import type { Job } from '../events/index.ts'
+// PostgreSQL, which also starts the worker's round: DeliveryStore.startRound).
+
 import type { Config } from '../platform/config.ts'
 import type { Db, Tx } from '../platform/db/index.ts'
 import { newId } from '../platform/ids.ts'
 import type { AttemptResult } from './attempt.ts'
-import { startRound } from './store-claim.ts'
+import type { Job } from './hand-off-port.ts'
+import { type AttemptRow, deliveryStore, type Successes } from './store.ts'
 import { pauseQueuedDeliveries } from './store-queue.ts'
-import * as store from './store-record.ts'
+import { disableWebhook } from './webhook-health.ts'
 
 const JITTER = 0.2
 
@@ -95,7 +96,7 @@ function decide(item: Finished, hook: Health | undefined, now: number, options: 
   return { status, nextAt, disableReason }
 }
 
-function attemptRow(item: Finished, now: number): store.AttemptRow {
+function attemptRow(item: Finished, now: number): AttemptRow {
   const { job, result } = item
   return {
     id: newId(now),
@@ -112,43 +113,38 @@ function attemptRow(item: Finished, now: number): store.AttemptRow {
 
 /**
  * Records `batch` (in the order the attempts finished) in `tx` and starts the worker's round
- * (store-claim.ts startRound; on PostgreSQL a batch of successes does both in one statement).
+ * (DeliveryStore.startRound; on PostgreSQL a batch of successes does both in one statement).
  * Answers one Recorded per item.
  */
 export async function recordResults(tx: Tx, batch: Finished[], options: RecordOptions): Promise<Recorded[]> {
-  const { db, workerId, claiming } = options
+  const { workerId, claiming } = options
+  const store = deliveryStore(options.db)
   const now = Date.now()
   const successes = batch.length > 0 ? allSucceeded(batch, workerId, now, claiming) : null
   if (successes) {
-    const settledIds = store.recordsInOneStatement(db)
-      ? await store.recordSuccesses(tx, db, successes)
-      : await recordSuccessesRowByRow(tx, successes, options)
+    // Starts the round too (DeliveryStore.recordSuccesses).
+    const settledIds = await store.recordSuccesses(tx, successes)
     return recordedSuccesses(batch, settledIds, now)
   }
   const rows = batch.map((item) => attemptRow(item, now))
   const ids = batch.filter((item) => item.result.ok).map((item) => item.job.id)
   let recorded: Recorded[] = []
   if (batch.length > 0) {
-    await store.insertAttempts(tx, db, rows)
+    await store.insertAttempts(tx, rows)
     recorded = await replayWithFailures(
       tx,
       batch,
-      await store.markSucceeded(tx, db, ids, workerId, now),
+      await store.markSucceeded(tx, ids, workerId, now),
       now,
       options,
     )
   }
-  await startRound(tx, db, claiming)
+  await store.startRound(tx, claiming)
   return recorded
 }
 
 /** `batch` (empty too) as one Successes when every attempt in it succeeded; null when one failed. */
-export function allSucceeded(
-  batch: Finished[],
-  workerId: string,
-  now: number,
-  claiming: boolean,
-): store.Successes | null {
+function allSucceeded(batch: Finished[], workerId: string, now: number, claiming: boolean): Successes | null {
   if (!batch.every((item) => item.result.ok)) return null
   return {
     rows: batch.map((item) => attemptRow(item, now)),
@@ -162,30 +158,12 @@ export function allSucceeded(
 }
 
 /** What each success of `batch` came to: succeeded, or null where the lease had been lost. */
-export function recordedSuccesses(
-  batch: Finished[],
-  settledIds: ReadonlySet<string>,
-  now: number,
-): Recorded[] {
+function recordedSuccesses(batch: Finished[], settledIds: ReadonlySet<string>, now: number): Recorded[] {
   return batch.map((item) => ({
     status: settledIds.has(item.job.id) ? 'succeeded' : null,
     at: now,
     disabled: null,
   }))
-}
-
-/** SQLite: a batch of successes statement by statement (no round trips to save there). */
-async function recordSuccessesRowByRow(
-  tx: Tx,
-  batch: store.Successes,
-  options: RecordOptions,
-): Promise<Set<string>> {
-  const { db } = options
-  await store.insertAttempts(tx, db, batch.rows)
-  const settledIds = await store.markSucceeded(tx, db, batch.ids, batch.workerId, batch.now)
-  await store.markHealthy(tx, db, batch.hookIds)
-  await startRound(tx, db, batch.claiming)
-  return settledIds
 }
 
 /** Failures in the batch: replays the webhooks' health in order, settling each failed delivery. */
@@ -196,9 +174,10 @@ async function replayWithFailures(
   now: number,
   options: RecordOptions,
 ): Promise<Recorded[]> {
-  const { db, workerId } = options
+  const { workerId } = options
+  const store = deliveryStore(options.db)
   const health = new Map<string, Health>()
-  for (const row of await store.readHealth(tx, db, [...new Set(batch.map((item) => item.job.webhook_id))])) {
+  for (const row of await store.readHealth(tx, [...new Set(batch.map((item) => item.job.webhook_id))])) {
     const failingSince = row.failing_since === null ? null : Number(row.failing_since)
     health.set(row.id, {
       disabled: row.disabled,
@@ -215,7 +194,6 @@ async function replayWithFailures(
       const { result } = item
       settled = await store.settleDelivery(
         tx,
-        db,
         item.job.id,
         workerId,
         {
@@ -231,14 +209,13 @@ async function replayWithFailures(
     if (outcome.disableReason && hook) {
       hook.disabled = 1
       // Right away, as a transaction of its own would have: later results see the pause.
-      await store.disableWebhook(tx, item.job.webhook_id, outcome.disableReason, now)
+      await disableWebhook(tx, item.job.webhook_id, outcome.disableReason, now)
       await pauseQueuedDeliveries(tx, item.job.webhook_id, now)
     }
     recorded.push({ status: settled ? outcome.status : null, at: now, disabled: outcome.disableReason })
   }
   for (const [id, hook] of health) {
-    if (hook.failing_since !== hook.readFailingSince)
-      await store.setFailingSince(tx, db, id, hook.failing_since)
+    if (hook.failing_since !== hook.readFailingSince) await store.setFailingSince(tx, id, hook.failing_since)
   }
   return recorded
 }

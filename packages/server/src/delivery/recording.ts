@@ -1,13 +1,12 @@
 // A worker's round: the results of the attempts that finished since the last round (record.ts),
-// then a claim for the free slots (claim.ts), in one transaction. On PostgreSQL a round whose
-// results are all successes (or that has none) is one statement instead (store-round.ts).
+// then a claim for the free slots (claim.ts), in one transaction, on both databases. (PostgreSQL had
+// a second implementation of the round, a PL/pgSQL function; measured no faster with
+// `npm run bench:delivery`, it was dropped by migration 0027.)
 import type { Logger } from 'pino'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { type Claimed, type ClaimOptions, claimDue } from './claim.ts'
-import { allSucceeded, type Finished, type Recorded, recordedSuccesses, recordResults } from './record.ts'
-import { startRound } from './store-claim.ts'
-import { recordAndClaimInOneStatement } from './store-round.ts'
+import { type Finished, type Recorded, recordResults } from './record.ts'
 
 export interface RoundOptions {
   db: Db
@@ -20,11 +19,6 @@ export interface RoundDone {
   claimed: Claimed
   /** One per finished attempt of the batch, in order. */
   recorded: Recorded[]
-  /**
-   * The claim failed after the results were committed (PostgreSQL, a round that found an expired
-   * lease): for the worker to report, not to record the batch again.
-   */
-  claimError?: unknown
 }
 
 const nothingClaimed = (): Claimed => ({ jobs: [], more: false, saturated: false, nextDueAt: null })
@@ -45,13 +39,9 @@ export async function recordAndClaim(
   limit: number,
 ): Promise<RoundDone> {
   const { db } = options
-  if (db.dialect === 'postgres') {
-    const done = await roundInOneStatement(options, batch, limit)
-    if (done) return done
-  }
   let recorded: Recorded[] = []
   const claimed = await db.kysely.transaction().execute(async (tx) => {
-    // The round starts (store-claim.ts startRound) with the statement that records the results:
+    // The round starts (DeliveryStore.startRound) with the statement that records the results:
     // its commit does not wait for the WAL flush and, when it claims, it holds the claim lock, so
     // in-flight counts per webhook cannot race between claimers. Taken at the end of recording:
     // the results' writes need no lock and should not lengthen its hold.
@@ -60,36 +50,6 @@ export async function recordAndClaim(
     return claimDue(tx, claimOptions(options, limit))
   })
   return { claimed, recorded }
-}
-
-/** PostgreSQL: the round as one statement, when every result is a success; null when one is not. */
-async function roundInOneStatement(
-  options: RoundOptions,
-  batch: Finished[],
-  limit: number,
-): Promise<RoundDone | null> {
-  const { db, workerId, config } = options
-  const now = Date.now()
-  const successes = allSucceeded(batch, workerId, now, limit > 0)
-  if (!successes) return null
-  const lease = { workerId, expiresAt: now + options.leaseMs, now }
-  const round = await recordAndClaimInOneStatement(db, successes, lease, limit, config.webhookMaxInFlight)
-  const recorded = recordedSuccesses(batch, new Set(round.settled), now)
-  if (!round.expired) {
-    const { jobs = [], more = false, saturated = false, next = null } = round
-    return { claimed: { jobs, more, saturated, nextDueAt: next }, recorded }
-  }
-  // A lease ran out: claimDue takes it over, in a transaction of its own (the results are in).
-  try {
-    const claimed = await db.kysely.transaction().execute(async (tx) => {
-      await startRound(tx, db, true)
-      return claimDue(tx, claimOptions(options, limit))
-    })
-    return { claimed, recorded }
-  } catch (claimError) {
-    // Not thrown: the results are committed, and a thrown round has its batch recorded again.
-    return { claimed: nothingClaimed(), recorded, claimError }
-  }
 }
 
 /**

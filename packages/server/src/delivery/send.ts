@@ -1,7 +1,8 @@
 // Sending one claimed delivery: the envelope, its headers and signatures, one attempt.
-import type { Job } from '../events/index.ts'
+
 import type { Config } from '../platform/config.ts'
 import { sendAttempt } from './attempt.ts'
+import type { Job } from './hand-off-port.ts'
 import type { Finished } from './record.ts'
 import { signatureHeaders } from './signing.ts'
 

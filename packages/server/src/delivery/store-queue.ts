@@ -5,10 +5,9 @@
 // delivery/index.ts only.
 import type { Selectable } from 'kysely'
 import type { Executor } from '../platform/db/index.ts'
-import type { Database } from '../platform/db/schema.ts'
-import type { DeliveryAttemptsTable } from './tables.ts'
+import type { DeliveriesTable, DeliveryAttemptsTable } from './tables.ts'
 
-type DeliveryRow = Selectable<Database['deliveries']>
+type DeliveryRow = Selectable<DeliveriesTable>
 export type AttemptRecord = Selectable<DeliveryAttemptsTable>
 
 // ---- the worker's leases -----------------------------------------------------------------------

@@ -7,16 +7,16 @@
 // one transaction, not one each (scheduling.ts). Results wait in memory at most one round; until they
 // are recorded their deliveries stay leased, so a crash re-sends them (at-least-once) and their slots
 // stay counted. PostgreSQL: claims run under a short advisory lock, so the per-webhook in-flight cap
-// holds across processes, and LISTEN/NOTIFY wakes the worker; SQLite: emitEvent hands new
-// deliveries to the in-process worker directly (hand-off.ts). A slow poll covers retries held
-// elsewhere, expired leases and lost notifications.
+// holds across processes, and LISTEN/NOTIFY wakes the worker; SQLite: the fan-out of an emit hands
+// new deliveries to the in-process worker directly (sqlite/fan-out.ts, hand-off.ts). A slow poll
+// covers retries held elsewhere, expired leases and lost notifications.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import { deliveryChannel, type HandOffPort, type Job } from '../events/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { Alarm, leaseMs, listenForWork } from '../platform/jobs.ts'
 import { WorkerHandOff } from './hand-off.ts'
+import type { HandOffPort, Job } from './hand-off-port.ts'
 import type { DeliveryMetrics } from './metrics.ts'
 import { type RoundDone, type RoundOptions, recordAndClaim, recordOneByOne } from './recording.ts'
 import { reportAttempts } from './report.ts'
@@ -24,6 +24,7 @@ import { Pacer, sleepMs } from './scheduling.ts'
 import { sendJob } from './send.ts'
 import { Slots } from './slots.ts'
 import { pauseLeasedDelivery, releaseLeases } from './store-queue.ts'
+import { deliveryChannel } from './wake.ts'
 
 export interface WorkerOptions {
   db: Db
@@ -201,14 +202,10 @@ export class DeliveryWorker {
       leaseMs: this.leaseMs,
     }
     try {
-      const { claimed, recorded, claimError } = await recordAndClaim(options, batch, limit)
+      const { claimed, recorded } = await recordAndClaim(options, batch, limit)
       // A failed attempt may have been rescheduled: the next round claims and learns when.
       if (batch.some((item) => !item.result.ok)) this.#claimWanted = true
       reportAttempts(this.#metrics, this.#log, batch, recorded)
-      if (claimError !== undefined) {
-        this.#claimWanted = true
-        this.#log.error({ err: claimError }, 'delivery claim failed')
-      }
       return claimed
     } catch (err) {
       if (batch.length === 0) throw err

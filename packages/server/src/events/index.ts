@@ -1,12 +1,12 @@
-// The event outbox: emitEvent writes an event and its deliveries in the caller's transaction and
-// hands new deliveries to an in-process worker through an injected port; it writes the live stream's
-// rows, which the stream layer (stream/) reads. The only door of events/.
-export { type DeliveryHandOff, type EventPorts, HandOffPort, type Job } from './hand-off.ts'
+// The event outbox: emitEvent writes an event and its live stream rows in the caller's transaction,
+// and runs the registered subscribers' hooks (the delivery engine's fan-out) in it. The only door of
+// events/.
 export {
   type EmitInput,
+  type EventPorts,
   emitEvent,
   emitStreamTestEvent,
-  emitTestDelivery,
+  writeSampleEvent,
 } from './outbox.ts'
 export {
   EventRetention,
@@ -16,4 +16,12 @@ export {
 } from './retention.ts'
 export { eventSettings } from './settings.ts'
 export { streamUuid } from './stream-log.ts'
-export { deliveryChannel, streamChannel, wakeWorkers } from './wake.ts'
+export {
+  type EmitContext,
+  type EmitHook,
+  type EmittedEvent,
+  type OutboxSubscriber,
+  onEmit,
+  type StatementPart,
+} from './subscribers.ts'
+export { streamChannel } from './wake.ts'

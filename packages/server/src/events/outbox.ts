@@ -1,15 +1,12 @@
-// The transactional event outbox. emitEvent runs inside the caller's transaction: the event row and
-// one delivery per subscribed webhook commit (or roll back) together with the change itself.
-import { randomUUID } from 'node:crypto'
+// The transactional event outbox. emitEvent runs inside the caller's transaction: the event row, its
+// rows in the live stream's log and whatever the subscribers add (subscribers.ts: the delivery
+// engine's deliveries) commit, or roll back, together with the change itself.
 import type { EventName } from '../contract/index.ts'
-import type { Config } from '../platform/config.ts'
 import type { Db, Tx } from '../platform/db/index.ts'
 import { newId } from '../platform/ids.ts'
-import type { Waker } from '../platform/jobs.ts'
-import type { DeliveryHandOff, HandOffPort, Job } from './hand-off.ts'
-import * as store from './store.ts'
-import { streamUuid } from './stream-log.ts'
-import { wakeWorkers } from './wake.ts'
+import { outboxStore } from './outbox-store.ts'
+import { type StreamHub, streamUuid } from './stream-log.ts'
+import { type EmitContext, type EmittedEvent, hooksFor } from './subscribers.ts'
 
 export interface EmitInput {
   event: EventName
@@ -27,163 +24,58 @@ export interface EmitInput {
 
 export interface Emitted {
   eventId: string
-  /** Deliveries queued (paused ones included). */
+  /** Rows the subscribers queued for the event: the delivery engine's deliveries (paused ones included). */
   deliveries: number
 }
 
-/** What emitEvent needs of the caller's context; an AppContext of app.ts carries the port too. */
-export interface EmitContext {
-  db: Db
-  config: Pick<Config, 'webhookRetryScheduleMs'>
-  /** Where an in-process worker takes new deliveries at commit (hand-off.ts); absent: none does. */
-  deliveryHandOff?: HandOffPort
-  /** This process's live stream hub (stream-hub.ts), woken at commit on SQLite; absent: none. */
-  eventStream?: Waker
-}
-
 export async function emitEvent(ctx: EmitContext, tx: Tx, input: EmitInput): Promise<Emitted> {
+  const { db } = ctx
+  const hooks = hooksFor(db)
+  // Without the delivery engine's fan-out, an event would commit without its deliveries, which no
+  // later step can make good: a process that emits registers it at composition (createContext).
+  if (hooks.length === 0) throw new Error('emitEvent: no outbox subscriber is registered (onEmit)')
   const now = Date.now()
-  const event: store.EventRow = {
+  const event: EmittedEvent = {
     id: newId(now),
     event: input.event,
     fileId: input.fileId,
     data: JSON.stringify(input.data ?? {}),
     runTimestamp: input.runTimestamp ?? now,
     createdAt: now,
+    readers: [...new Set([input.fileOwnerId, ...(input.readerAccountIds ?? [])])],
   }
-  const readers = [...new Set([input.fileOwnerId, ...(input.readerAccountIds ?? [])])]
-  const dueAt = now + (ctx.config.webhookRetryScheduleMs[0] ?? 0)
-  const deliveries = store.writesRowByRow(ctx.db)
-    ? await emitRowByRow(ctx, tx, event, readers, dueAt)
-    : await store.insertEventWithDeliveries(ctx.db, tx, event, readers, dueAt)
-  return { eventId: event.id, deliveries }
-}
-
-/** The job a hand-off sends, from the rows just written. */
-function handedJob(
-  id: string,
-  uuid: string,
-  hook: store.Subscriber,
-  event: store.EventRow,
-  dueAt: number,
-): Job {
-  return {
-    id,
-    uuid,
-    attempts: 0,
-    owner_email: hook.email,
-    webhook_id: hook.id,
-    next_attempt_at: dueAt,
-    url: hook.url,
-    secret: hook.secret,
-    service_token: hook.service_token,
-    previous_secret: hook.previous_secret,
-    previous_secret_expires_at: hook.previous_secret_expires_at,
-    webhook_disabled: 0,
-    is_test: 0,
-    event_created_at: event.createdAt,
-    file_id: event.fileId,
-    event: event.event,
-    data: event.data,
-    run_timestamp: event.runTimestamp,
-  }
-}
-
-async function emitRowByRow(
-  ctx: EmitContext,
-  tx: Tx,
-  event: store.EventRow,
-  readers: string[],
-  dueAt: number,
-) {
-  const { db } = ctx
-  const now = event.createdAt
-  await store.insertEvent(db, tx, event)
-  const streamed = await store.insertStreamRows(db, tx, event.id, readers)
-  const subscribers = await store.subscribersOf(db, tx, event.event, readers, now)
-  const handOff: DeliveryHandOff | null = ctx.deliveryHandOff?.takerFor(db) ?? null
-  const handed: Job[] = []
-  let pending = 0
-  for (const hook of subscribers) {
-    const id = newId(now)
-    const uuid = randomUUID()
-    let status = hook.disabled === 1 ? 'paused' : 'pending'
-    let lease: [string | null, number | null] = [null, null]
-    if (status === 'pending' && hook.queued === 0 && handOff?.canTake(hook.id, hook.leases)) {
-      status = 'delivering'
-      lease = [handOff.id, now + handOff.leaseMs]
-      handOff.reserve()
-      handed.push(handedJob(id, uuid, hook, event, dueAt))
-    } else if (status === 'pending') pending += 1
-    const delivery = { id, uuid, eventId: event.id, webhookId: hook.id, ownerEmail: hook.email, status }
-    await store.insertDelivery(db, tx, { ...delivery, dueAt, createdAt: now, lease })
-  }
-  if (handOff && handed.length > 0) {
-    const whenEnds = db.whenTransactionEnds
-    if (!whenEnds) throw new Error('a hand-off needs Db.whenTransactionEnds')
-    whenEnds((committed) => handOff.settle(handed, committed))
-  }
-  const hub = ctx.eventStream
-  // Streams read committed rows only: the hub looks once the transaction ended (it coalesces).
-  if (streamed > 0 && hub?.db === db) {
-    db.whenTransactionEnds?.((committed) => {
-      if (committed) hub.wake()
-    })
-  }
-  // The worker's claim queues behind this transaction (one connection), so it sees the outcome.
-  if (pending > 0) await wakeWorkers(db, tx)
-  return subscribers.length
-}
-
-export interface TestDelivery {
-  webhookId: string
-  event: EventName
-  ownerEmail: string
-  /** The sample file the event concerns. */
-  fileId: string
-  data: unknown
-  now: number
+  const store = outboxStore(db)
+  const { streamed, answer } = await store.writeEvent(ctx, tx, event, hooks)
+  let queued = 0
+  for (const hook of hooks) queued += await hook.afterEvent(ctx, tx, event, answer)
+  if (streamed && store.wakesHubAtCommit) wakeHubAtCommit(ctx)
+  return { eventId: event.id, deliveries: queued }
 }
 
 /**
- * Queues a test delivery of a sample event to one webhook, through the normal delivery machinery
- * and log (the worker adds `x-service-test: 1`); answers the delivery's id.
+ * Streams read committed rows only: this process's hub looks once the transaction ended (it
+ * coalesces). Where the store does not (PostgreSQL), its statement's NOTIFY wakes every hub.
  */
-export async function emitTestDelivery(db: Db, tx: Tx, test: TestDelivery): Promise<string> {
-  const { now } = test
-  const eventId = newId(now)
-  const deliveryId = newId(now)
-  await store.insertTestDelivery(
-    tx,
-    {
-      id: eventId,
-      event: test.event,
-      file_id: test.fileId,
-      data: JSON.stringify(test.data),
-      run_timestamp: now,
-      created_at: now,
-    },
-    {
-      id: deliveryId,
-      uuid: randomUUID(),
-      event_id: eventId,
-      webhook_id: test.webhookId,
-      owner_email: test.ownerEmail,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      lease_expires_at: null,
-      leased_by: null,
-      last_status_code: null,
-      last_error_code: null,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-      is_test: 1,
-    },
-  )
-  await wakeWorkers(db, tx)
-  return deliveryId
+function wakeHubAtCommit(ctx: Pick<EmitContext, 'db' | 'eventStream'>): void {
+  const { db } = ctx
+  const hub = ctx.eventStream
+  if (hub?.db !== db) return
+  db.whenTransactionEnds?.((committed) => {
+    if (committed) hub.wake()
+  })
+}
+
+/** A sample event of one webhook's test delivery: the event row alone (delivery/test-delivery.ts). */
+export async function writeSampleEvent(
+  db: Db,
+  tx: Tx,
+  sample: { event: EventName; fileId: string; data: unknown; now: number },
+): Promise<string> {
+  const id = newId(sample.now)
+  const data = JSON.stringify(sample.data)
+  const { event, fileId, now } = sample
+  await outboxStore(db).writeEventRow(tx, { id, event, fileId, data, runTimestamp: now, createdAt: now })
+  return id
 }
 
 export interface StreamTestEvent {
@@ -198,7 +90,7 @@ export interface StreamTestEvent {
 
 /**
  * Writes a sample event into one account's live event stream only (every process's open streams of
- * that account receive it): no other reader, no webhook delivery. Answers the event's id and the
+ * that account receive it): no other reader, no subscriber. Answers the event's id and the
  * envelope `uuid` its streams carry.
  */
 export async function emitStreamTestEvent(
@@ -206,23 +98,23 @@ export async function emitStreamTestEvent(
   tx: Tx,
   test: StreamTestEvent,
 ): Promise<{ eventId: string; uuid: string }> {
-  const { db } = ctx
-  const event: store.EventRow = {
+  const event: EmittedEvent = {
     id: newId(test.now),
     event: test.event,
     fileId: test.fileId,
     data: JSON.stringify(test.data ?? {}),
     runTimestamp: test.now,
     createdAt: test.now,
+    readers: [test.readerId],
   }
-  const streamed = await store.insertStreamTestEvent(db, tx, event, test.readerId)
-  const hub = ctx.eventStream
-  // As emitEvent: on SQLite this process's hub looks once the transaction ended; on PostgreSQL the
-  // statement's NOTIFY wakes every hub at commit.
-  if (streamed && store.writesRowByRow(db) && hub?.db === db) {
-    db.whenTransactionEnds?.((committed) => {
-      if (committed) hub.wake()
-    })
-  }
+  const store = outboxStore(ctx.db)
+  const config = { webhookRetryScheduleMs: [] }
+  const { streamed } = await store.writeEvent({ ...ctx, config }, tx, event, [])
+  if (streamed && store.wakesHubAtCommit) wakeHubAtCommit(ctx)
   return { eventId: event.id, uuid: streamUuid(event.id, test.readerId) }
+}
+
+/** What a context offers the outbox besides the database: the process's live stream hub. */
+export interface EventPorts {
+  eventStream: StreamHub
 }

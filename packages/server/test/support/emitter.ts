@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { subscribeDeliveries } from '../../src/delivery/index.ts'
 import { emitEvent } from '../../src/events/index.ts'
 import type { Db } from '../../src/platform/db/index.ts'
 import { cliAccount } from './process.ts'
@@ -34,6 +35,8 @@ export async function registerWebhook(
 
 /** Emits `count` events for a file of `ownerId`, each in its own committed transaction. */
 export async function emitMany(db: Db, ownerId: string, count: number): Promise<void> {
+  // As a Tessera process composes itself (server-context.ts): its emits queue their deliveries.
+  subscribeDeliveries()
   const ctx = { db, config: { webhookRetryScheduleMs: [0] } }
   for (let i = 0; i < count; i += 1) {
     await db.kysely.transaction().execute((tx) =>

@@ -2,7 +2,6 @@
 // registrations: another account's webhook or delivery answers 404 exactly like an unknown one.
 import { type AttemptErrorCode, type EventName, sampleData } from '../../contract/index.ts'
 import * as engine from '../../delivery/index.ts'
-import { emitTestDelivery, wakeWorkers } from '../../events/index.ts'
 import { publicBucketName } from '../../platform/blobs/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, lockResource } from '../../platform/db/index.ts'
@@ -182,7 +181,7 @@ export async function retryDelivery(
     if (!(await engine.requeueDelivery(tx, hook.id, delivery.id, now))) {
       throw new AppError('DELIVERY_IN_PROGRESS', 'An attempt of this delivery is in flight; retry after it.')
     }
-    await wakeWorkers(db, tx)
+    await engine.wakeWorkers(db, tx)
     return loggedDelivery(tx, hook.id, delivery.id)
   })
   return toSummary(row)
@@ -220,7 +219,7 @@ export async function recoverDeliveries(
     const recovered = await engine.recoverDeliveries(tx, hook.id, from, now)
     // Paused deliveries older than `since` go out too once the webhook is enabled again.
     if (reenabled) await engine.releasePausedDeliveries(tx, hook.id, now)
-    if (recovered > 0 || reenabled) await wakeWorkers(db, tx)
+    if (recovered > 0 || reenabled) await engine.wakeWorkers(db, tx)
     return { recovered, reenabled }
   })
 }
@@ -255,7 +254,7 @@ export async function sendTestEvent(
     const now = Date.now()
     const event = hook.event as EventName
     const { fileId, data } = testSample(ctx, owner.email, event, now)
-    const deliveryId = await emitTestDelivery(db, tx, {
+    const deliveryId = await engine.emitTestDelivery(db, tx, {
       webhookId: hook.id,
       event,
       ownerEmail: owner.email,

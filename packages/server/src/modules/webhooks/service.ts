@@ -9,8 +9,8 @@ import {
   secretStrength,
   TargetRefused,
   vetUrl,
+  wakeWorkers,
 } from '../../delivery/index.ts'
-import { wakeWorkers } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { lockResource } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'

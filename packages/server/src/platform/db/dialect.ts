@@ -56,3 +56,15 @@ export async function migrationTableSchema(db: Db): Promise<string | undefined> 
   const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)
   return result.rows[0]?.schema
 }
+
+/** One implementation per database, keyed by its dialect. */
+export type PerDialect<T> = Record<Dialect, T>
+
+/**
+ * The implementation for `db`'s database out of a layer's per-dialect ones (its sqlite/ and
+ * postgres/ folders): the one place they are chosen, as Kysely picks a dialect's driver and compiler
+ * when the database opens. Callers choose once per opened database and keep what they got.
+ */
+export function forDialect<T>(db: Pick<Db, 'dialect'>, implementations: PerDialect<T>): T {
+  return implementations[db.dialect]
+}

@@ -2,7 +2,14 @@
 // Dialect differences live in this folder and nowhere else. This file is the kernel's one door:
 // code outside platform/db imports from here (schema.ts's table types excepted).
 
-export { configuredDialect, type Dialect, isDialect, mismatchedDialect } from './dialect.ts'
+export {
+  configuredDialect,
+  type Dialect,
+  forDialect,
+  isDialect,
+  mismatchedDialect,
+  type PerDialect,
+} from './dialect.ts'
 export { migrate } from './migrate.ts'
 export { openDatabase, ping } from './open.ts'
 export { precompiled } from './precompiled.ts'

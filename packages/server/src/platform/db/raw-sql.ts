@@ -42,19 +42,3 @@ export async function run<R>(tx: Executor, db: Db, text: string, parameters: unk
   const result = await tx.executeQuery<R>(CompiledQuery.raw(textFor(db.dialect, text), parameters))
   return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0n) }
 }
-
-/** `column IN (the list)`, the list being one parameter made by listParam. */
-export function inList(dialect: Dialect, column: string): string {
-  return dialect === 'postgres'
-    ? `${column} = any(?::text[])`
-    : `${column} in (select value from json_each(?))`
-}
-
-export function listParam(dialect: Dialect, values: readonly string[]): unknown {
-  return dialect === 'postgres' ? values : JSON.stringify(values)
-}
-
-/** Locks the selected delivery rows until commit; other claimers skip them (PostgreSQL only). */
-export function lockRows(dialect: Dialect): string {
-  return dialect === 'postgres' ? ' for update of d skip locked' : ''
-}

@@ -31,7 +31,7 @@ const listingSerializer = answerSerializer(listingText)
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.addSchema(SharedFileView)
   // The database's way of reading a directory page, chosen once here (store.ts).
-  const store = listingStoreFor(ctx.db.dialect)
+  const store = listingStoreFor(ctx.db)
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['files']
 

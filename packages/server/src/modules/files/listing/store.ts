@@ -4,7 +4,7 @@
 // request. Measured in docs/benchmarks.md: SQLite answers in this process, where reading the narrow
 // key columns first and whole rows only for the views not kept costs less than reading every wide
 // JSON column; on PostgreSQL that second query would be a second round trip, so one query reads all.
-import type { Dialect, Executor } from '../../../platform/db/index.ts'
+import { type Db, type Executor, forDialect, type PerDialect } from '../../../platform/db/index.ts'
 import type { FileViewShape } from '../views.ts'
 import { postgresListingStore } from './postgres/store.ts'
 import { sqliteListingStore } from './sqlite/store.ts'
@@ -39,11 +39,12 @@ export interface ListingStore {
   ): Promise<DirectoryEntry[]>
 }
 
-const STORES: Record<Dialect, ListingStore> = {
+const STORES: PerDialect<ListingStore> = {
   sqlite: sqliteListingStore,
   postgres: postgresListingStore,
 }
 
-export function listingStoreFor(dialect: Dialect): ListingStore {
-  return STORES[dialect]
+/** The listing store for `db`'s database (chosen once, when the listing routes are registered). */
+export function listingStoreFor(db: Db): ListingStore {
+  return forDialect(db, STORES)
 }

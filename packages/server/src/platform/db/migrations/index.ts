@@ -29,6 +29,7 @@ import { migration as idempotencyKeys } from './0023_idempotency_keys.ts'
 import { migration as accountTokenRevocation } from './0024_account_token_revocation.ts'
 import { migration as authListeners } from './0025_auth_listeners.ts'
 import { migration as revisionNumbers } from './0026_revision_numbers.ts'
+import { migration as dropWorkerRound } from './0027_drop_worker_round.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -67,4 +68,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0024_account_token_revocation', migration: accountTokenRevocation },
   { name: '0025_auth_listeners', migration: authListeners },
   { name: '0026_revision_numbers', migration: revisionNumbers },
+  { name: '0027_drop_worker_round', migration: dropWorkerRound },
 ]

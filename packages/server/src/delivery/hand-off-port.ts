@@ -1,12 +1,13 @@
-// The hand-off port: how emitEvent passes new deliveries straight to an in-process delivery worker.
+// The hand-off port: how the fan-out (sqlite/fan-out.ts) passes new deliveries of an emit straight
+// to an in-process delivery worker, and the delivery job they become.
 //
-// The port is injected, not looked up: app.ts makes one per context (ServerContext.deliveryHandOff)
-// and the worker it starts attaches to it, and emitEvent finds it in the `ctx` every emitter already
-// passes (the modules hand their AppContext on untouched). So no module-global registry keyed by Db
-// is needed, nothing in platform/ changes, and an emitter without the port (another process, a
-// script, a test building its own ctx) simply leaves its deliveries for a worker to claim.
+// The port is injected, not looked up: server-context.ts makes one per context
+// (ServerContext.deliveryHandOff) and the worker it starts attaches to it, and the fan-out finds it
+// in the `ctx` every emitter already passes to emitEvent (the modules hand their AppContext on
+// untouched). So no module-global registry keyed by Db is needed, and an emitter without the port
+// (another process, a script, a test building its own ctx) simply leaves its deliveries for a
+// worker to claim.
 import type { Db } from '../platform/db/index.ts'
-import type { StreamHub } from './stream-log.ts'
 
 /** A due delivery with what sending it needs: its webhook and its event (a claim's row). */
 export interface Job {
@@ -33,7 +34,7 @@ export interface Job {
 
 /**
  * An in-process delivery worker that takes new deliveries straight from the emitting transaction
- * (SQLite): emitEvent writes them already leased to it and hands them over at commit, so they go
+ * (SQLite): the fan-out writes them already leased to it and hands them over at commit, so they go
  * out at once, without a claim round trip through the database.
  */
 export interface DeliveryHandOff {
@@ -50,7 +51,7 @@ export interface DeliveryHandOff {
   settle(jobs: Job[], committed: boolean): void
 }
 
-/** The slot a worker attaches to; emitEvent reads it. */
+/** The slot a worker attaches to; the fan-out reads it. */
 export class HandOffPort {
   #taker: DeliveryHandOff | null = null
 
@@ -68,11 +69,12 @@ export class HandOffPort {
   }
 }
 
-/**
- * What a context offers emitEvent besides the database: the port, where a worker may listen, and
- * the process's live stream hub (woken at commit on SQLite).
- */
-export interface EventPorts {
+/** What a context offers the delivery engine: the port, where a worker may listen. */
+export interface DeliveryPorts {
   deliveryHandOff: HandOffPort
-  eventStream: StreamHub
+}
+
+/** The port in an emitter's context (opaque to the outbox), if it carries one. */
+export function handOffPortOf(ctx: { deliveryHandOff?: unknown }): HandOffPort | undefined {
+  return ctx.deliveryHandOff instanceof HandOffPort ? ctx.deliveryHandOff : undefined
 }
