@@ -48,7 +48,7 @@ module.exports = {
       name: 'nothing-below-imports-app',
       severity: 'error',
       comment:
-        'app/ (composition) and cli/ sit on top: contract, platform, events, delivery and modules never import them',
+        'app/ (composition) and cli/ sit on top: contract, platform, events, delivery, stream and modules never import them',
       from: { path: `${SRC}(contract|platform|events|delivery|stream|modules)/` },
       to: { path: `${SRC}(app|cli)/` },
     },

@@ -1,5 +1,5 @@
 // buildApp(config): the whole API as a Fastify instance, not listening. Tests use app.inject()
-// or listen on port 0; `tessera serve` listens on PORT/HOST.
+// or listen on port 0; `tessera-server serve` listens on PORT/HOST.
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Type } from 'typebox'

@@ -1,6 +1,6 @@
 // The composition root's half of configuration: every owner's setting declarations in one list,
 // parsed and validated once at start-up (platform/settings.ts). The kernel imports no feature, so
-// the list is assembled here; the order is the order of `tessera serve --help` (kernel first).
+// the list is assembled here; the order is the order of `tessera-server serve --help` (kernel first).
 import { deliverySettings } from '../delivery/index.ts'
 import { eventSettings } from '../events/index.ts'
 import { accountSettings } from '../modules/accounts/index.ts'
@@ -43,7 +43,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return loadSettings(SETTINGS, env, overrides)
 }
 
-/** The variable table as `tessera serve --help` prints it. */
+/** The variable table as `tessera-server serve --help` prints it. */
 export function configHelp(): string {
   return settingsHelp(SETTINGS)
 }

@@ -1,5 +1,5 @@
-// The operations endpoints (`/healthz`, `/readyz`, `/metrics`), served by `tessera serve` beside the
-// API and by `tessera worker --metrics-port` on a listener of its own: a split deployment's
+// The operations endpoints (`/healthz`, `/readyz`, `/metrics`), served by `tessera-server serve` beside the
+// API and by `tessera-server worker --metrics-port` on a listener of its own: a split deployment's
 // delivery counters live in its worker processes, so each of them must be scrapable.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onRequestHookHandler } from 'fastify'
@@ -103,8 +103,8 @@ export interface OperationsServer {
 }
 
 /**
- * The operations routes alone on a listener of their own: `tessera worker --metrics-port` (or
- * TESSERA_METRICS_LISTEN), and `tessera serve` with TESSERA_METRICS_LISTEN (then `shared`: the
+ * The operations routes alone on a listener of their own: `tessera-server worker --metrics-port` (or
+ * TESSERA_METRICS_LISTEN), and `tessera-server serve` with TESSERA_METRICS_LISTEN (then `shared`: the
  * API app's metrics). Port 0 picks a free one.
  */
 export async function startOperationsServer(

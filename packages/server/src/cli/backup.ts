@@ -1,4 +1,4 @@
-// `tessera backup --to DIR` and `tessera restore --from DIR` (platform/backup does the work).
+// `tessera-server backup --to DIR` and `tessera-server restore --from DIR` (platform/backup does the work).
 import { parseArgs } from 'node:util'
 import { BackupError, backup, type Manifest, restore } from '../platform/backup/index.ts'
 import type { Config } from '../platform/config.ts'

@@ -1,4 +1,4 @@
-// `tessera serve --processes N`: one primary, N API processes sharing one port, one workers process.
+// `tessera-server serve --processes N`: one primary, N API processes sharing one port, one workers process.
 //
 // node:cluster, not SO_REUSEPORT: it works on every supported Node and OS (reusePort needs Linux and
 // Node >= 22.12), the primary hands accepted connections to the API processes round-robin (an even

@@ -1,5 +1,5 @@
-// `tessera worker`: the webhook delivery and conversion workers without the API (also the workers
-// process of `tessera serve --processes N`).
+// `tessera-server worker`: the webhook delivery and conversion workers without the API (also the workers
+// process of `tessera-server serve --processes N`).
 import { parseArgs } from 'node:util'
 import { startOperationsServer } from '../app/operations.ts'
 import { createContext, warmConnections } from '../app/server-context.ts'

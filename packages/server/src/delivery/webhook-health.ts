@@ -1,6 +1,6 @@
 // The engine's writes to a webhook's row: its health (failing_since, store-texts.ts FAILING) and
 // disabling a webhook that kept failing or is gone. The webhooks module owns the table; these
-// columns are the engine's to write (docs/architecture.md, "The delivery engine"), in the
+// columns are the engine's to write (docs/architecture.md, "delivery/"), in the
 // transaction that records the attempt that decided them.
 import type { Executor } from '../platform/db/index.ts'
 

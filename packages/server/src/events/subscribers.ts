@@ -19,7 +19,7 @@ export interface EmitContext {
    * delivery/hand-off-port.ts): the subscriber checks what it is. Absent: none.
    */
   deliveryHandOff?: unknown
-  /** This process's live stream hub (stream-hub.ts), woken at commit on SQLite; absent: none. */
+  /** This process's live stream hub (stream/hub.ts), woken at commit on SQLite; absent: none. */
   eventStream?: Waker
 }
 

@@ -2,7 +2,7 @@
 // at start-up. `Config` holds the kernel's settings, declared below; every other owner declares its
 // own beside its code (modules/<feature>/settings.ts, events/settings.ts, delivery/settings.ts) and adds
 // its keys to `Config` by declaration merging. The composition root (app/config.ts) assembles the
-// declarations and parses them with platform/settings.ts, the single source of `tessera serve --help`.
+// declarations and parses them with platform/settings.ts, the single source of `tessera-server serve --help`.
 import path from 'node:path'
 import { duration, integer, nonEmpty, type Setting, size } from './settings.ts'
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts'
@@ -30,7 +30,7 @@ export interface Config {
   uploadRateWindowMs: number
   /** Bearer token `/metrics` requires; undefined = open (as before). */
   metricsToken: string | undefined
-  /** Where `tessera serve` (and `tessera worker`) serve the operations routes apart from the API. */
+  /** Where `tessera-server serve` (and `tessera-server worker`) serve the operations routes apart from the API. */
   metricsListen: { host: string; port: number } | undefined
   /** Fastify's `trustProxy`: false (default), true, a hop count, or the proxies' addresses. */
   trustProxy: TrustProxy

@@ -13,7 +13,7 @@ export interface InstanceKeys {
   publicKey: KeyObject
   kid: string
   jwks: { keys: JWK[] }
-  /** PEM of the public key, for `tessera keys show`. */
+  /** PEM of the public key, for `tessera-server keys show`. */
   publicPem: string
 }
 

@@ -55,7 +55,7 @@ function assertDistinct(settings: readonly Setting[]): void {
   }
 }
 
-/** The variable table as `tessera serve --help` prints it. */
+/** The variable table as `tessera-server serve --help` prints it. */
 export function settingsHelp(settings: readonly Setting[]): string {
   const width = Math.max(...settings.map((s) => s.name.length))
   return settings

@@ -1,4 +1,4 @@
-// `tessera backup`: a consistent online backup of the database and of every blob its rows refer to.
+// `tessera-server backup`: a consistent online backup of the database and of every blob its rows refer to.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { type BlobStore, openBlobStore } from '../blobs/index.ts'

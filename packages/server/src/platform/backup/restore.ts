@@ -1,4 +1,4 @@
-// `tessera restore`: a backup into an EMPTY data dir / database, every blob checked against the
+// `tessera-server restore`: a backup into an EMPTY data dir / database, every blob checked against the
 // manifest's sha256 before anything is written and again as it is stored.
 import { execFile } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,6 +1,8 @@
 // Storage kernel: one Kysely instance over better-sqlite3 (embedded default) or pg (scale-out).
-// Dialect differences live in this folder and nowhere else. This file is the kernel's one door:
-// code outside platform/db imports from here (schema.ts's table types excepted).
+// The kernel's dialect differences live in this folder; a layer's own are in its sqlite/ and postgres/
+// folders, picked with forDialect (dialect.ts). This file is the kernel's door: code outside
+// platform/db imports from here, except schema.ts's table types, raw-sql.ts (the sqlite/ and
+// postgres/ stores of events/ and delivery/) and revised-rows.ts (item repositories).
 
 export {
   configuredDialect,

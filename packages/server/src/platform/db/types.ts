@@ -43,7 +43,7 @@ export interface Db {
   description: string
   /**
    * PostgreSQL only: opens every pooled connection and loads the schema's tables in each
-   * (pg-pool-warmth.ts). `tessera serve` and `tessera worker` call it once migrations ran.
+   * (pg-pool-warmth.ts). `tessera-server serve` and `tessera-server worker` call it once migrations ran.
    */
   warm?(): Promise<void>
   close(): Promise<void>
