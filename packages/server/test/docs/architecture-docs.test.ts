@@ -44,7 +44,12 @@ function tableRows(text: string, header: string): string[][] {
   const rows: string[][] = []
   for (const line of lines.slice(at + 2)) {
     if (!line.startsWith('|')) break
-    rows.push(line.slice(1, -1).split(' | ').map((cell) => cell.trim()))
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    )
   }
   return rows
 }
@@ -55,7 +60,9 @@ function backticked(text: string): string[] {
 
 /** Every file under `dir`, as paths relative to it. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(path.join(dir, f)).isFile())
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    statSync(path.join(dir, f)).isFile(),
+  )
 }
 
 const SOURCES = filesUnder(SRC).filter((f) => f.endsWith('.ts'))
@@ -122,12 +129,14 @@ describe('docs/architecture.md, "Who owns which table"', () => {
       assert.ok(existsSync(path.join(SRC, owner)), `owner ${owner} of ${tables.join(', ')} does not exist`)
       const rowTypeFile = backticked(cells[2] ?? '')[0]
       if (rowTypeFile === undefined) {
-        for (const table of tables) assert.ok(!everyDeclared.has(table), `${table} has a row type: name its file`)
+        for (const table of tables)
+          assert.ok(!everyDeclared.has(table), `${table} has a row type: name its file`)
         continue
       }
       assert.ok(existsSync(path.join(SRC, rowTypeFile)), `${rowTypeFile} does not exist`)
       const declared = declaredTables(rowTypeFile)
-      for (const table of tables) assert.ok(declared.includes(table), `${rowTypeFile} does not declare ${table}`)
+      for (const table of tables)
+        assert.ok(declared.includes(table), `${rowTypeFile} does not declare ${table}`)
     }
   })
 })
@@ -140,7 +149,9 @@ function baseFolders(heading: string): string[] {
 
 /** Whether a named path exists: from src/, the root or packages/server, its section's folder, or as a file's tail in src/. */
 function pathExists(named: string, bases: string[]): boolean {
-  const candidates = [SRC, ROOT, SERVER, ...bases.map((b) => path.join(SRC, b))].map((dir) => path.join(dir, named))
+  const candidates = [SRC, ROOT, SERVER, ...bases.map((b) => path.join(SRC, b))].map((dir) =>
+    path.join(dir, named),
+  )
   if (candidates.some((c) => existsSync(c))) return true
   const tail = named.replace(/\/$/, '')
   return named.endsWith('/')
@@ -165,7 +176,7 @@ function namedPaths(): Array<{ named: string; heading: string }> {
 }
 
 describe('docs/architecture.md, named paths', () => {
-  test('every source path it names exists (src/, the root, or its section\'s folder)', () => {
+  test("every source path it names exists (src/, the root, or its section's folder)", () => {
     const missing = namedPaths()
       .filter(({ named }) => !NOT_PATHS.has(named))
       .filter(({ named, heading }) => !pathExists(named, baseFolders(heading)))
@@ -175,7 +186,8 @@ describe('docs/architecture.md, named paths', () => {
 
   test('every exception is still named in the doc', () => {
     const named = new Set(namedPaths().map((p) => p.named))
-    for (const [span, reason] of NOT_PATHS) assert.ok(named.has(span), `${span} (${reason}) is no longer in the doc`)
+    for (const [span, reason] of NOT_PATHS)
+      assert.ok(named.has(span), `${span} (${reason}) is no longer in the doc`)
   })
 })
 
@@ -186,7 +198,9 @@ describe('docs/architecture.md, "Settings"', () => {
   )
 
   test('names every file that declares settings, and only those', () => {
-    const declaring = SOURCES.filter((f) => /^export const \w+Settings = \[/m.test(readFileSync(path.join(SRC, f), 'utf8')))
+    const declaring = SOURCES.filter((f) =>
+      /^export const \w+Settings = \[/m.test(readFileSync(path.join(SRC, f), 'utf8')),
+    )
     assert.deepEqual([...named].sort(), [...declaring].sort())
   })
 
@@ -209,7 +223,8 @@ describe('docs/architecture.md, "modules/"', () => {
     const files = backticked(always)
     assert.ok(files.includes('index.ts'), 'index.ts, the only door, is no longer among them')
     for (const folder of folders)
-      for (const file of files) assert.ok(existsSync(path.join(modulesDir, folder, file)), `modules/${folder}/${file} is missing`)
+      for (const file of files)
+        assert.ok(existsSync(path.join(modulesDir, folder, file)), `modules/${folder}/${file} is missing`)
   })
 
   test('the module table lists every module folder, and only those', () => {
