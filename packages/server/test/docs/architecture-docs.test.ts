@@ -161,18 +161,13 @@ function pathExists(named: string, bases: string[]): boolean {
 
 /** Every backticked span of the doc (code blocks aside) that looks like a source path, with its section's heading. */
 function namedPaths(): Array<{ named: string; heading: string }> {
-  const found: Array<{ named: string; heading: string }> = []
-  let heading = ''
-  let inCode = false
-  for (const line of DOC.split('\n')) {
-    if (line.startsWith('```')) inCode = !inCode
-    if (inCode) continue
-    if (line.startsWith('#')) heading = line
-    for (const span of backticked(line)) {
-      if (/^[\w.@/*<>-]+(\.ts|\/)$/.test(span)) found.push({ named: span, heading })
-    }
-  }
-  return found
+  // Code blocks blanked out (their backticks are not spans); a span may run over a line break.
+  const prose = DOC.replace(/^```[\s\S]*?^```$/gm, '')
+  const headings = [...prose.matchAll(/^#+ .*$/gm)]
+  return [...prose.matchAll(/`([^`]+)`/g)]
+    .map((m) => ({ named: m[1] ?? '', at: m.index }))
+    .filter(({ named }) => /^[\w.@/*<>-]+(\.ts|\/)$/.test(named))
+    .map(({ named, at }) => ({ named, heading: headings.findLast((h) => h.index < at)?.[0] ?? '' }))
 }
 
 describe('docs/architecture.md, named paths', () => {
