@@ -6,13 +6,15 @@
 #   2. server suite, concurrent phase          | client, CLI, console build, console (browser) suite
 #   3. server suite, serial phase              the files that assert a latency budget, alone
 #
-# Each lane's lines are prefixed with its name ([server], [browser], ...) and every lane runs to its
-# end; the script fails when any lane failed, after the phase, naming it.
+# Each lane's lines are prefixed with its name ([server], [browser], ...). Lint or typecheck failing
+# stops the script after step 1; otherwise steps 2 and 3 both run, so one run reports every failing
+# suite, and the script fails at the end naming the lanes that failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 pids=()
 names=()
+failed=""
 started=$SECONDS
 
 # lane NAME COMMAND...: COMMAND in the background, its output prefixed with [NAME].
@@ -31,18 +33,14 @@ lane() {
   names+=("$name")
 }
 
-# Waits for every lane started since the last call; fails naming the lanes that failed.
+# Waits for every lane started since the last call; adds the ones that failed to $failed.
 lanes_done() {
-  local failed="" i
+  local i
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || failed+=" ${names[$i]}"
   done
   pids=()
   names=()
-  if [ -n "$failed" ]; then
-    printf '==== failed:%s (after %ds)\n' "$failed" $((SECONDS - started))
-    return 1
-  fi
 }
 
 phase() { printf '\n==== %s  [+%ds]\n' "$1" $((SECONDS - started)); }
@@ -51,6 +49,11 @@ phase 'lint | typecheck'
 lane lint npm run lint
 lane typecheck npm run typecheck
 lanes_done
+# As before the lanes: no suite runs on a tree that does not lint or typecheck.
+if [ -n "$failed" ]; then
+  printf '==== failed:%s (after %ds)\n' "$failed" $((SECONDS - started))
+  exit 1
+fi
 
 phase 'server suite (concurrent phase) | client, CLI and browser suites'
 lane server npm run test:concurrent -w @tessera/server
@@ -58,6 +61,11 @@ lane browser bash -c 'npm test -w @tessera/client && npm test -w @tessera/cli &&
 lanes_done
 
 phase 'server suite (serial phase: files with a latency budget)'
-npm run test:serial -w @tessera/server
+lane server-serial npm run test:serial -w @tessera/server
+lanes_done
 
-printf '==== all suites passed in %ds\n' $((SECONDS - started))
+if [ -n "$failed" ]; then
+  printf '==== failed:%s (after %ds)\n' "$failed" $((SECONDS - started))
+  exit 1
+fi
+printf '==== lint, typecheck and every suite passed in %ds\n' $((SECONDS - started))
