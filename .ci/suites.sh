@@ -2,9 +2,9 @@
 # Lint, typecheck and every test suite, overlapped where that is safe: CI's "lint, typecheck, test"
 # step (.ci/run runs it through .ci/node.sh 22). See docs/ci.md, "What runs at the same time".
 #
-#   1. lint | typecheck                        both only read the tree
-#   2. server suite, concurrent phase          | client, CLI, console build, console (browser) suite
-#   3. server suite, serial phase              the files that assert a latency budget, alone
+#   1. lint | typecheck                                    both only read the tree
+#   2. server suite's concurrent phase, SDK, CLI suites    | console build + browser suite
+#   3. server suite's serial phase                         the files with a latency budget, alone
 #
 # Each lane's lines are prefixed with its name ([server], [browser], ...). Lint or typecheck failing
 # stops the script after step 1; otherwise steps 2 and 3 both run, so one run reports every failing
@@ -17,16 +17,21 @@ names=()
 failed=""
 started=$SECONDS
 
-# lane NAME COMMAND...: COMMAND in the background, its output prefixed with [NAME].
+# lane NAME COMMAND...: in the background, each COMMAND (a string for bash -c) after the other, all
+# of them even when one fails, every output line prefixed with [NAME]; fails if any failed.
 lane() {
   local name=$1
   shift
   (
-    set -o pipefail
-    t0=$SECONDS
     rc=0
-    "$@" 2>&1 | sed -u "s/^/[$name] /" || rc=$?
-    printf '[%s] ---- done in %ds (exit %d)\n' "$name" $((SECONDS - t0)) "$rc"
+    for command in "$@"; do
+      t0=$SECONDS
+      printf '[%s] ==== %s\n' "$name" "$command"
+      status=0
+      bash -o pipefail -c "$command" 2>&1 | sed -u "s/^/[$name] /" || status=$?
+      printf '[%s] ==== done in %ds (exit %d): %s\n' "$name" $((SECONDS - t0)) "$status" "$command"
+      [ "$status" -eq 0 ] || rc=$status
+    done
     exit "$rc"
   ) &
   pids+=($!)
@@ -46,8 +51,8 @@ lanes_done() {
 phase() { printf '\n==== %s  [+%ds]\n' "$1" $((SECONDS - started)); }
 
 phase 'lint | typecheck'
-lane lint npm run lint
-lane typecheck npm run typecheck
+lane lint 'npm run lint'
+lane typecheck 'npm run typecheck'
 lanes_done
 # As before the lanes: no suite runs on a tree that does not lint or typecheck.
 if [ -n "$failed" ]; then
@@ -55,13 +60,15 @@ if [ -n "$failed" ]; then
   exit 1
 fi
 
-phase 'server suite (concurrent phase) | client, CLI and browser suites'
-lane server npm run test:concurrent -w @tessera/server
-lane browser bash -c 'npm test -w @tessera/client && npm test -w @tessera/cli && npm test -w @tessera/console'
+# The two lanes take about as long: the server suite's concurrent phase and the SDK and CLI suites,
+# beside the console's build and browser suite (the longest single suite; one browser at a time).
+phase 'server suite (concurrent phase), SDK and CLI suites | console build and browser suite'
+lane server 'npm run test:concurrent -w @tessera/server' 'npm test -w @tessera/client' 'npm test -w @tessera/cli'
+lane browser 'npm test -w @tessera/console'
 lanes_done
 
-phase 'server suite (serial phase: files with a latency budget)'
-lane server-serial npm run test:serial -w @tessera/server
+phase 'server suite (serial phase: the files with a latency budget, alone)'
+lane serial 'npm run test:serial -w @tessera/server'
 lanes_done
 
 if [ -n "$failed" ]; then

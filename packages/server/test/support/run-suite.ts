@@ -22,6 +22,7 @@ const SERIAL = new Set([
   ...['conversion-api', 'conversion/api'], // p99 of a GET < 50 ms while a conversion runs
   ...['conversion-bounds', 'conversion/bounds'], // a refused input answers within 10 s
   ...['conversion-queue', 'conversion/queue'], // a conversion process stops within 1.5 s
+  ...['conversion-cad', 'conversion/cad'], // a fresh OCCT reader imports a small IGES within 1.5 s
   ...['hardening-attributes', 'scene/attribute-bounds'], // event loop stall < 100 ms
   ...['hardening-items', 'file-items/item-bounds'], // event loop held < 250 ms of CPU
   ...['hardening-secrets', 'webhooks/secrets'], // median < 25 ms, worst < 80 ms
@@ -37,13 +38,18 @@ const SERIAL = new Set([
 const SLOWEST_FIRST = [
   ...['cli', 'cli/cli'],
   ...['backup', 'platform/backup'],
+  ...['conversion-formats', 'conversion/formats'],
+  ...['hardening-crash', 'cli/crash-restart'],
+  ...['webhooks-crash', 'delivery/crash'],
+  ...['conversion-progress', 'conversion/progress'],
+  ...['idempotency', 'platform/idempotency'],
   ...['cli-workers', 'cli/workers'],
+  ...['files', 'files/files'],
+  ...['conversion-workers', 'conversion/workers'],
+  ...['webhooks-delivery', 'delivery/delivery'],
+  ...['idempotency-processes', 'platform/idempotency-processes'],
   ...['scale-out', 'app/scale-out'],
   ...['admin', 'admin/admin'],
-  ...['webhooks-delivery', 'delivery/delivery'],
-  ...['sessions', 'sessions/sessions'],
-  ...['event-stream', 'stream/event-stream'],
-  ...['conversion-workers', 'conversion/workers'],
 ]
 
 const TEST_DIR = path.resolve(import.meta.dirname, '..')
