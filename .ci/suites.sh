@@ -3,7 +3,7 @@
 # step (.ci/run runs it through .ci/node.sh 22). See docs/ci.md, "What runs at the same time".
 #
 #   1. lint | typecheck                                    both only read the tree
-#   2. server suite's concurrent phase, SDK, CLI suites    | console build + browser suite
+#   2. server suite's concurrent phase    | SDK, CLI suites, console build + browser suite
 #   3. server suite's serial phase                         the files with a latency budget, alone
 #
 # Each lane's lines are prefixed with its name ([server], [browser], ...). Lint or typecheck failing
@@ -60,11 +60,11 @@ if [ -n "$failed" ]; then
   exit 1
 fi
 
-# The two lanes take about as long: the server suite's concurrent phase and the SDK and CLI suites,
-# beside the console's build and browser suite (the longest single suite; one browser at a time).
-phase 'server suite (concurrent phase), SDK and CLI suites | console build and browser suite'
-lane server 'npm run test:concurrent -w @tessera/server' 'npm test -w @tessera/client' 'npm test -w @tessera/cli'
-lane browser 'npm test -w @tessera/console'
+# The server suite's concurrent phase (the longest) beside the SDK and CLI suites and the console's
+# build and browser suite, one after another (one browser at a time).
+phase 'server suite (concurrent phase) | SDK, CLI, console build and browser suites'
+lane server 'npm run test:concurrent -w @tessera/server'
+lane browser 'npm test -w @tessera/client' 'npm test -w @tessera/cli' 'npm test -w @tessera/console'
 lanes_done
 
 phase 'server suite (serial phase: the files with a latency budget, alone)'
