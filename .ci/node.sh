@@ -21,6 +21,9 @@
 #                         Node >= 24.19 headers can abort at GC ("RemoveEnvironmentCleanupHook ...
 #                         (env) != nullptr", WiseLibs/better-sqlite3#1515); 24.18.1 does not (docs/ci.md).
 #   TESSERA_NODE_KEEP=1   keep the temp copy after the run (its path is printed)
+#   TESSERA_NODE_WORK=DIR use DIR as the copy and keep it: the first call copies the tree and runs
+#                         npm ci there, a later call with the same DIR (and Node) reuses that install.
+#                         CI installs Node 24's copy this way in the background (.ci/run).
 set -euo pipefail
 
 if [ "$#" -lt 2 ]; then
@@ -74,29 +77,41 @@ export JOBS="${JOBS:-max}"              # node-gyp: one compile job per core
 hash -r
 
 # --- 2. Copy of the work tree + npm ci ----------------------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-node$major.XXXXXX")
-if [ "${TESSERA_NODE_KEEP:-}" = 1 ]; then
-  trap 'log "kept work copy: $work"' EXIT
+if [ -n "${TESSERA_NODE_WORK:-}" ]; then
+  work=$TESSERA_NODE_WORK
+  mkdir -p "$work"
 else
-  trap 'rm -rf "$work"' EXIT
+  work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-node$major.XXXXXX")
+  if [ "${TESSERA_NODE_KEEP:-}" = 1 ]; then
+    trap 'log "kept work copy: $work"' EXIT
+  else
+    trap 'rm -rf "$work"' EXIT
+  fi
 fi
 
-t0=$SECONDS
-if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  # Same files a clean clone + local edits would have; .gitignore'd output is skipped.
-  (cd "$repo" && git ls-files -z --cached --others --exclude-standard -- ':!:**/node_modules/**' |
-    tar --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null) |
-    tar -C "$work" -xf -
+# Written once npm ci has finished in $work: what a later call with TESSERA_NODE_WORK checks.
+installed="$work/.tessera-node-installed"
+if [ -n "${TESSERA_NODE_WORK:-}" ] && [ "$(cat "$installed" 2>/dev/null)" = "$spec" ]; then
+  log "reusing the install in $work (npm ci ran there under $spec)"
 else
-  tar -C "$repo" --exclude=node_modules --exclude=.git -cf - . | tar -C "$work" -xf -
-fi
-[ -f "$work/package-lock.json" ] || { log "ERROR: no package-lock.json in $repo"; exit 1; }
-log "copied work tree to $work in $((SECONDS - t0))s"
+  t0=$SECONDS
+  if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    # Same files a clean clone + local edits would have; .gitignore'd output is skipped.
+    (cd "$repo" && git ls-files -z --cached --others --exclude-standard -- ':!:**/node_modules/**' |
+      tar --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null) |
+      tar -C "$work" -xf -
+  else
+    tar -C "$repo" --exclude=node_modules --exclude=.git -cf - . | tar -C "$work" -xf -
+  fi
+  [ -f "$work/package-lock.json" ] || { log "ERROR: no package-lock.json in $repo"; exit 1; }
+  log "copied work tree to $work in $((SECONDS - t0))s"
 
-t0=$SECONDS
-log "npm ci under $(node -v) (npm $(npm -v), nodedir=$npm_config_nodedir)"
-(cd "$work" && npm ci --no-audit --no-fund)
-log "npm ci done in $((SECONDS - t0))s"
+  t0=$SECONDS
+  log "npm ci under $(node -v) (npm $(npm -v), nodedir=$npm_config_nodedir)"
+  (cd "$work" && npm ci --no-audit --no-fund)
+  log "npm ci done in $((SECONDS - t0))s"
+  echo "$spec" >"$installed"
+fi
 
 # --- 3. The command ---------------------------------------------------------------
 rel=.
