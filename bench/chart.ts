@@ -1,6 +1,6 @@
 // `npm run bench:chart`: draws the benchmarks' trends from their history (bench/results/*.jsonl)
 // as SVG files in docs/benchmarks/, shown in docs/benchmarks.md. A test renders them again from
-// the committed history and compares (packages/server/test/bench-charts.test.ts), so a chart can
+// the committed history and compares (packages/server/test/docs/benchmarks-docs.test.ts), so a chart can
 // never disagree with its data: record a run, then run this and commit both.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'

@@ -274,7 +274,7 @@ function operationsOf(doc: Schema): Operation[] {
     .filter(([path]) => !path.startsWith('/docs'))
     .flatMap(([path, item]) =>
       // A stream (text/event-stream) never ends, so app.inject would wait for ever; its own tests
-      // read it incrementally (test/event-stream.test.ts).
+      // read it incrementally (test/stream/event-stream.test.ts).
       METHODS.filter((m) => item[m] && !streams(item[m] as Schema)).map((method) => {
         const spec = item[method] as Schema
         const content = ((spec.requestBody as Schema | undefined)?.content ?? {}) as Record<

@@ -1,5 +1,5 @@
 // Writes the OpenAPI document the code describes to openapi.json at the repo root
-// (`npm run openapi`). test/http.test.ts fails when the committed file drifts from the code.
+// (`npm run openapi`). test/platform/http.test.ts fails when the committed file drifts from the code.
 import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

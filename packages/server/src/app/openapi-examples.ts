@@ -2,7 +2,7 @@
 // document is: the records (files, annotations, configurations) are the contract's own samples
 // (contract/samples.ts, what POST /webhook/:id/test sends), everything else is derived from the
 // schema itself. Nothing is written by hand, so an example cannot drift from its schema;
-// test/openapi-lint.test.ts has Redocly validate each one against its schema.
+// test/app/openapi-lint.test.ts has Redocly validate each one against its schema.
 import { isEventName, type SampleContext, sampleData } from '../contract/index.ts'
 
 type Json = Record<string, unknown>

@@ -15,20 +15,19 @@ import { spec } from 'node:test/reporters'
 /**
  * Files whose tests assert a latency or an event-loop stall against a budget (p99 < 50 ms, a median
  * under 25 ms, a stall under 100 ms…): a file running beside them could fail them on CPU alone, so
- * they run after the rest, one at a time. Named by their path under test/ without `.test.ts`, flat
- * and as test-map moves them into module folders (a file moved elsewhere must be added here).
+ * they run after the rest, one at a time. Named by their path under test/ without `.test.ts` (a file moved elsewhere must be renamed here).
  */
 const SERIAL = new Set([
-  ...['conversion-api', 'conversion/api'], // p99 of a GET < 50 ms while a conversion runs
-  ...['conversion-bounds', 'conversion/bounds'], // a refused input answers within 10 s
-  ...['conversion-queue', 'conversion/queue'], // a conversion process stops within 1.5 s
-  ...['conversion-cad', 'conversion/cad'], // a fresh OCCT reader imports a small IGES within 1.5 s
-  ...['hardening-attributes', 'scene/attribute-bounds'], // event loop stall < 100 ms
-  ...['hardening-items', 'file-items/item-bounds'], // event loop held < 250 ms of CPU
-  ...['hardening-secrets', 'webhooks/secrets'], // median < 25 ms, worst < 80 ms
-  ...['serve-processes', 'cli/serve-processes'], // median latency across processes < 800 ms
-  ...['webhooks-fairness', 'delivery/fairness'], // p99 under load against a measured baseline
-  ...['db-sqlite', 'platform/db-sqlite'], // the event loop is never held for 1 s
+  'conversion/api', // p99 of a GET < 50 ms while a conversion runs
+  'conversion/bounds', // a refused input answers within 10 s
+  'conversion/queue', // a conversion process stops within 1.5 s
+  'conversion/cad', // a fresh OCCT reader imports a small IGES within 1.5 s
+  'scene/attribute-bounds', // event loop stall < 100 ms
+  'file-items/item-bounds', // event loop held < 250 ms of CPU
+  'webhooks/secrets', // median < 25 ms, worst < 80 ms
+  'cli/serve-processes', // median latency across processes < 800 ms
+  'delivery/fairness', // p99 under load against a measured baseline
+  'platform/db-sqlite', // the event loop is never held for 1 s
 ])
 
 /**
@@ -36,20 +35,20 @@ const SERIAL = new Set([
  * and leaves a slot idle while it finishes. Order only: files not named here follow, by path.
  */
 const SLOWEST_FIRST = [
-  ...['cli', 'cli/cli'],
-  ...['backup', 'platform/backup'],
-  ...['conversion-formats', 'conversion/formats'],
-  ...['hardening-crash', 'cli/crash-restart'],
-  ...['webhooks-crash', 'delivery/crash'],
-  ...['conversion-progress', 'conversion/progress'],
-  ...['idempotency', 'platform/idempotency'],
-  ...['cli-workers', 'cli/workers'],
-  ...['files', 'files/files'],
-  ...['conversion-workers', 'conversion/workers'],
-  ...['webhooks-delivery', 'delivery/delivery'],
-  ...['idempotency-processes', 'platform/idempotency-processes'],
-  ...['scale-out', 'app/scale-out'],
-  ...['admin', 'admin/admin'],
+  'cli/cli',
+  'platform/backup',
+  'conversion/formats',
+  'cli/crash-restart',
+  'delivery/crash',
+  'conversion/progress',
+  'platform/idempotency',
+  'cli/workers',
+  'files/files',
+  'conversion/workers',
+  'delivery/delivery',
+  'platform/idempotency-processes',
+  'app/scale-out',
+  'admin/admin',
 ]
 
 const TEST_DIR = path.resolve(import.meta.dirname, '..')

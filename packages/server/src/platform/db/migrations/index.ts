@@ -1,6 +1,6 @@
 // One migration set for both dialects, one file each (NNNN_name.ts, the name being the migration's
 // id). Only portable column types: text, integer, bigint. Append new migrations (a file and an entry
-// below); never edit one that has shipped. test/db-migration-list.test.ts checks that this list and
+// below); never edit one that has shipped. test/platform/db-migration-list.test.ts checks that this list and
 // the folder agree.
 import type { Kysely, Migration } from 'kysely'
 import { migration as accountsSessionsFiles } from './0001_accounts_sessions_files.ts'
