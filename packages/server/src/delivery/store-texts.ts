@@ -1,12 +1,15 @@
 // SQL texts both databases' delivery stores (sqlite/store.ts, postgres/store.ts) run as they are:
 // the claim's listing of webhooks, a job's columns, recording an attempt. Plain text, prepared once
 // (platform/db/raw-sql.ts).
-import type { AttemptRow } from './store.ts'
+import type { Db } from '../platform/db/index.ts'
+import { run } from '../platform/db/raw-sql.ts'
+import type { Job } from './hand-off-port.ts'
+import type { AttemptRow, DeliveryStore, HookRow } from './store.ts'
 
 // A loose scan of the (status, webhook_id, next_attempt_at) index: one probe per webhook with
 // pending deliveries, however deep its backlog, with its earliest due time and live in-flight
 // count; a last row (id null) tells when the first lease runs out.
-export const HOOKS = `with recursive hooks(id) as (
+const HOOKS = `with recursive hooks(id) as (
   select (select webhook_id from deliveries where status = 'pending' order by webhook_id limit 1)
   union all
   select (select d.webhook_id from deliveries d
@@ -56,9 +59,32 @@ export const SUCCEED = `update deliveries set status = 'succeeded', attempts = a
     leased_by = null, lease_expires_at = null, last_status_code = 200, last_error_code = null,
     updated_at = ?, completed_at = ?`
 
-export const SETTLE = `update deliveries set status = ?, attempts = attempts + 1, next_attempt_at = ?,
+const SETTLE = `update deliveries set status = ?, attempts = attempts + 1, next_attempt_at = ?,
     leased_by = null, lease_expires_at = null, last_status_code = ?, last_error_code = ?,
     updated_at = ?, completed_at = ?
   where id = ? and ${HELD}`
 
-export const FAILING = 'update webhooks set failing_since = ? where id = ?'
+const FAILING = 'update webhooks set failing_since = ? where id = ?'
+
+/** What both stores run alike: the same texts, and expired leases by the database's `expired`. */
+export function sharedStatements(
+  db: Db,
+  expired: string,
+): Pick<DeliveryStore, 'webhooksWithPending' | 'expiredLeases' | 'settleDelivery' | 'setFailingSince'> {
+  return {
+    async webhooksWithPending(tx, now) {
+      return (await run<HookRow>(tx, db, HOOKS, [now])).rows
+    },
+    async expiredLeases(tx, now, limit) {
+      return (await run<Job>(tx, db, expired, [now, limit])).rows
+    },
+    async settleDelivery(tx, id, workerId, settlement, now) {
+      const { status, nextAt, statusCode, errorCode, completedAt } = settlement
+      const params = [status, nextAt, statusCode, errorCode, now, completedAt, id, workerId]
+      return (await run(tx, db, SETTLE, params)).affected > 0
+    },
+    async setFailingSince(tx, id, since) {
+      await run(tx, db, FAILING, [since, id])
+    },
+  }
+}

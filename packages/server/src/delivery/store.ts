@@ -2,7 +2,7 @@
 // (sqlite/, postgres/), chosen once per opened database as Kysely picks its dialect's parts: no
 // call below asks which database it runs on. Plain-text statements (platform/db/raw-sql.ts).
 import type { EmitHook } from '../events/index.ts'
-import { type Db, forDialect, type PerDialect, type Tx } from '../platform/db/index.ts'
+import { chosenPerDatabase, type Tx } from '../platform/db/index.ts'
 import type { Job } from './hand-off-port.ts'
 import { openPostgresDelivery } from './postgres/store.ts'
 import { openSqliteDelivery } from './sqlite/store.ts'
@@ -91,18 +91,8 @@ export interface DeliveryStore {
   setFailingSince(tx: Tx, id: string, since: number | null): Promise<void>
 }
 
-const OPENERS: PerDialect<(db: Db) => DeliveryStore> = {
+/** `db`'s delivery store, chosen when first asked for (once per opened database). */
+export const deliveryStore = chosenPerDatabase<DeliveryStore>({
   sqlite: openSqliteDelivery,
   postgres: openPostgresDelivery,
-}
-const stores = new WeakMap<Db, DeliveryStore>()
-
-/** `db`'s delivery store, chosen when first asked for (once per opened database). */
-export function deliveryStore(db: Db): DeliveryStore {
-  let store = stores.get(db)
-  if (store === undefined) {
-    store = forDialect(db, OPENERS)(db)
-    stores.set(db, store)
-  }
-  return store
-}
+})

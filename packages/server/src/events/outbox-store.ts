@@ -1,7 +1,7 @@
 // The outbox's SQL behind one interface, one implementation per database (sqlite/, postgres/),
 // chosen once per opened database, as Kysely picks its dialect's parts once: no call below asks
 // which database it runs on.
-import { type Db, forDialect, type PerDialect, type Tx } from '../platform/db/index.ts'
+import { chosenPerDatabase, type Tx } from '../platform/db/index.ts'
 import { openPostgresOutbox } from './postgres/outbox-store.ts'
 import { openSqliteOutbox } from './sqlite/outbox-store.ts'
 import type { EmitContext, EmitHook, EmittedEvent } from './subscribers.ts'
@@ -28,18 +28,8 @@ export interface OutboxStore {
   readonly wakesHubAtCommit: boolean
 }
 
-const OPENERS: PerDialect<(db: Db) => OutboxStore> = {
+/** `db`'s outbox store, chosen when first asked for (once per opened database). */
+export const outboxStore = chosenPerDatabase<OutboxStore>({
   sqlite: openSqliteOutbox,
   postgres: openPostgresOutbox,
-}
-const stores = new WeakMap<Db, OutboxStore>()
-
-/** `db`'s outbox store, chosen when first asked for (once per opened database). */
-export function outboxStore(db: Db): OutboxStore {
-  let store = stores.get(db)
-  if (store === undefined) {
-    store = forDialect(db, OPENERS)(db)
-    stores.set(db, store)
-  }
-  return store
-}
+})

@@ -4,8 +4,8 @@
 import type { Db, Tx } from '../../platform/db/index.ts'
 import { run } from '../../platform/db/raw-sql.ts'
 import type { Job } from '../hand-off-port.ts'
-import type { AttemptRow, DeliveryStore, HealthRow, HookRow, Lease } from '../store.ts'
-import { FAILING, HELD, HOOKS, JOB_COLUMNS, JOB_FIELDS, LEASE_SET, SETTLE, SUCCEED } from '../store-texts.ts'
+import type { AttemptRow, DeliveryStore, HealthRow, Lease } from '../store.ts'
+import { HELD, JOB_COLUMNS, JOB_FIELDS, LEASE_SET, SUCCEED, sharedStatements } from '../store-texts.ts'
 import { postgresFanOut } from './fan-out.ts'
 
 // Takes the due deliveries of one webhook in the statement that reads them (one round trip where a
@@ -66,12 +66,7 @@ const SUCCESSES = { claiming: successes(true), recording: successes(false) }
 export function openPostgresDelivery(db: Db): DeliveryStore {
   return {
     fanOut: postgresFanOut(db),
-    async webhooksWithPending(tx, now) {
-      return (await run<HookRow>(tx, db, HOOKS, [now])).rows
-    },
-    async expiredLeases(tx, now, limit) {
-      return (await run<Job>(tx, db, EXPIRED, [now, limit])).rows
-    },
+    ...sharedStatements(db, EXPIRED),
     async liveLeaseCounts(tx, now, webhookIds) {
       const { rows } = await run<{ webhook_id: string; n: number }>(tx, db, BUSY, [now, webhookIds])
       return new Map(rows.map((row) => [row.webhook_id, Number(row.n)]))
@@ -108,14 +103,6 @@ export function openPostgresDelivery(db: Db): DeliveryStore {
     },
     async readHealth(tx, ids) {
       return (await run<HealthRow>(tx, db, HEALTH, [ids])).rows
-    },
-    async settleDelivery(tx, id, workerId, settlement, now) {
-      const { status, nextAt, statusCode, errorCode, completedAt } = settlement
-      const params = [status, nextAt, statusCode, errorCode, now, completedAt, id, workerId]
-      return (await run(tx, db, SETTLE, params)).affected > 0
-    },
-    async setFailingSince(tx, id, since) {
-      await run(tx, db, FAILING, [since, id])
     },
   }
 }

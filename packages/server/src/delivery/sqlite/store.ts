@@ -4,17 +4,8 @@
 import type { Db, Tx } from '../../platform/db/index.ts'
 import { run } from '../../platform/db/raw-sql.ts'
 import type { Job } from '../hand-off-port.ts'
-import type { AttemptRow, DeliveryStore, HealthRow, HookRow, Lease, Successes } from '../store.ts'
-import {
-  ATTEMPT_COLUMNS,
-  FAILING,
-  HELD,
-  HOOKS,
-  JOB_COLUMNS,
-  LEASE_SET,
-  SETTLE,
-  SUCCEED,
-} from '../store-texts.ts'
+import type { AttemptRow, DeliveryStore, HealthRow, Lease, Successes } from '../store.ts'
+import { ATTEMPT_COLUMNS, HELD, JOB_COLUMNS, LEASE_SET, SUCCEED, sharedStatements } from '../store-texts.ts'
 import { sqliteFanOut } from './fan-out.ts'
 
 // The first `limit` pending deliveries of one webhook, due or not: the first one not yet due tells
@@ -59,12 +50,7 @@ export function openSqliteDelivery(db: Db): DeliveryStore {
   }
   return {
     fanOut: sqliteFanOut(db),
-    async webhooksWithPending(tx, now) {
-      return (await run<HookRow>(tx, db, HOOKS, [now])).rows
-    },
-    async expiredLeases(tx, now, limit) {
-      return (await run<Job>(tx, db, EXPIRED, [now, limit])).rows
-    },
+    ...sharedStatements(db, EXPIRED),
     async liveLeaseCounts(tx, now, webhookIds) {
       const list = JSON.stringify(webhookIds)
       const { rows } = await run<{ webhook_id: string; n: number }>(tx, db, BUSY, [now, list])
@@ -93,14 +79,6 @@ export function openSqliteDelivery(db: Db): DeliveryStore {
     },
     async readHealth(tx, ids) {
       return (await run<HealthRow>(tx, db, HEALTH, [JSON.stringify(ids)])).rows
-    },
-    async settleDelivery(tx, id, workerId, settlement, now) {
-      const { status, nextAt, statusCode, errorCode, completedAt } = settlement
-      const params = [status, nextAt, statusCode, errorCode, now, completedAt, id, workerId]
-      return (await run(tx, db, SETTLE, params)).affected > 0
-    },
-    async setFailingSince(tx, id, since) {
-      await run(tx, db, FAILING, [since, id])
     },
   }
 }

@@ -37,15 +37,18 @@ export const FILE_RECORD_COLUMNS = [
   'uploader.email as user_email',
 ] as const
 
-const directory = precompiled((db, ownerId: string, parent: string) =>
-  db
+/** The owner's files as records (with the owner's and the uploader's e-mails), to narrow further. */
+export function ownFileRecords(db: Executor, ownerId: string) {
+  return db
     .selectFrom('files')
     .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
     .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
     .select(FILE_RECORD_COLUMNS)
     .where('files.owner_id', '=', ownerId)
-    .where('files.parent', '=', parent)
-    .orderBy('files.name'),
+}
+
+const directory = precompiled((db, ownerId: string, parent: string) =>
+  ownFileRecords(db, ownerId).where('files.parent', '=', parent).orderBy('files.name'),
 )
 
 /** A file row with the e-mails of its owner and of the uploader of the current revision. */

@@ -68,3 +68,20 @@ export type PerDialect<T> = Record<Dialect, T>
 export function forDialect<T>(db: Pick<Db, 'dialect'>, implementations: PerDialect<T>): T {
   return implementations[db.dialect]
 }
+
+/**
+ * `forDialect` kept per opened database: the returned function opens `db`'s implementation the first
+ * time it is asked for and answers the same one after (a store that prepares statements or keeps
+ * state per database: the outbox's, the delivery engine's).
+ */
+export function chosenPerDatabase<T>(openers: PerDialect<(db: Db) => T>): (db: Db) => T {
+  const opened = new WeakMap<Db, T>()
+  return (db) => {
+    let implementation = opened.get(db)
+    if (implementation === undefined) {
+      implementation = forDialect(db, openers)(db)
+      opened.set(db, implementation)
+    }
+    return implementation
+  }
+}

@@ -5,6 +5,7 @@
 // postgres/ stores of events/ and delivery/) and revised-rows.ts (item repositories).
 
 export {
+  chosenPerDatabase,
   configuredDialect,
   type Dialect,
   forDialect,

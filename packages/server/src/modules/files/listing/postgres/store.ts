@@ -1,7 +1,7 @@
 // A directory page on PostgreSQL: one query reads the whole rows (a second query, as SQLite's store
 // makes, would be a second round trip); views not changed since they were kept are not rebuilt.
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
-import { FILE_RECORD_COLUMNS } from '../../repository.ts'
+import { ownFileRecords } from '../../repository.ts'
 import { fileView } from '../../view-cache.ts'
 import type { ListingStore } from '../store.ts'
 
@@ -9,12 +9,7 @@ import type { ListingStore } from '../store.ts'
 // every name is non-empty, so `name > ''` starts at the beginning. Index: files_owner_parent_name_idx.
 // Precompiled: a named prepared statement.
 const directoryPage = precompiled((db, ownerId: string, parent: string, afterName: string, limit: number) =>
-  db
-    .selectFrom('files')
-    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
-    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
-    .select(FILE_RECORD_COLUMNS)
-    .where('files.owner_id', '=', ownerId)
+  ownFileRecords(db, ownerId)
     .where('files.parent', '=', parent)
     .where('files.name', '>', afterName)
     .orderBy('files.name')

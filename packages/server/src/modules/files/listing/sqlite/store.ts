@@ -5,7 +5,7 @@
 // between the two queries shows its newer view; one deleted has no view (the page leaves it out,
 // while paging still follows the keys).
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
-import { FILE_RECORD_COLUMNS } from '../../repository.ts'
+import { ownFileRecords } from '../../repository.ts'
 import { fileView, keptView } from '../../view-cache.ts'
 import type { ListingStore } from '../store.ts'
 
@@ -43,14 +43,7 @@ const directoryPageKeys = precompiled(
 
 /** Whole rows of the owner's files among `ids` (any order; a file deleted meanwhile is absent). */
 function ownFilesByIds(db: Executor, ownerId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('files')
-    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
-    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
-    .select(FILE_RECORD_COLUMNS)
-    .where('files.owner_id', '=', ownerId)
-    .where('files.id', 'in', ids)
-    .execute()
+  return ownFileRecords(db, ownerId).where('files.id', 'in', ids).execute()
 }
 
 export const sqliteListingStore: ListingStore = {
