@@ -16,6 +16,10 @@ pids=()
 names=()
 failed=""
 started=$SECONDS
+# Every lane's output is kept here too, so the end of the run can repeat what failed: a CI page
+# that shows only the last lines of the log still names the failing tests.
+lane_logs=$(mktemp -d)
+trap 'rm -rf "$lane_logs"' EXIT
 
 # lane NAME COMMAND...: in the background, each COMMAND (a string for bash -c) after the other, all
 # of them even when one fails, every output line prefixed with [NAME]; fails if any failed.
@@ -28,7 +32,8 @@ lane() {
       t0=$SECONDS
       printf '[%s] ==== %s\n' "$name" "$command"
       status=0
-      bash -o pipefail -c "$command" 2>&1 | sed -u "s/^/[$name] /" || status=$?
+      bash -o pipefail -c "$command" 2>&1 | sed -u "s/^/[$name] /" | tee -a "$lane_logs/$name.log" ||
+        status=$?
       printf '[%s] ==== done in %ds (exit %d): %s\n' "$name" $((SECONDS - t0)) "$status" "$command"
       [ "$status" -eq 0 ] || rc=$status
     done
@@ -36,6 +41,21 @@ lane() {
   ) &
   pids+=($!)
   names+=("$name")
+}
+
+# Repeats, for each failed lane, node:test's "failing tests" section (or, without one, the lines
+# that look like failures), bounded so a storm of failures cannot bury the verdict.
+repeat_failures() {
+  local name log
+  for name in $failed; do
+    log="$lane_logs/$name.log"
+    printf '\n==== what failed in [%s]\n' "$name"
+    if grep -q 'failing tests:' "$log"; then
+      sed -n '/failing tests:/,$p' "$log" | head -n 150
+    else
+      grep -E '✖|not ok|Error|ERR!|exit [1-9]' "$log" | head -n 80 || true
+    fi
+  done
 }
 
 # Waits for every lane started since the last call; adds the ones that failed to $failed.
@@ -56,6 +76,7 @@ lane typecheck 'npm run typecheck'
 lanes_done
 # As before the lanes: no suite runs on a tree that does not lint or typecheck.
 if [ -n "$failed" ]; then
+  repeat_failures
   printf '==== failed:%s (after %ds)\n' "$failed" $((SECONDS - started))
   exit 1
 fi
@@ -72,6 +93,7 @@ lane serial 'npm run test:serial -w @tessera/server'
 lanes_done
 
 if [ -n "$failed" ]; then
+  repeat_failures
   printf '==== failed:%s (after %ds)\n' "$failed" $((SECONDS - started))
   exit 1
 fi

@@ -1,4 +1,4 @@
-// The client commands of `tessera` (login, upload, ls, download, listen, trigger, webhooks): they
+// The client commands of `tessera` (login, upload, ls, download, listen, trigger, webhooks, link): they
 // talk to a running instance through @tessera/client (the server's admin commands are
 // tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this tree resolves.
 import { createWriteStream } from 'node:fs'
@@ -18,6 +18,7 @@ import {
 } from './credentials.ts'
 import { reportFailure } from './failures.ts'
 import { HELP } from './help.ts'
+import { linkCommand } from './link-commands.ts'
 import { listen } from './listen.ts'
 import { barRenderer, formatBytes, lineRenderer, uploadFiles } from './upload.ts'
 import { trigger, webhooksCommand } from './webhook-commands.ts'
@@ -58,18 +59,34 @@ async function upload(args: string[]): Promise<number> {
 async function ls(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, {
     shared: { type: 'boolean' },
+    favourites: { type: 'boolean' },
     json: { type: 'boolean' },
     ...KEEP_SESSION,
   })
   if (positionals.length > 1) throw new ClientUsageError('ls takes one directory')
+  if (values.shared && values.favourites)
+    throw new ClientUsageError('ls takes --shared or --favourites, not both')
+  if ((values.shared || values.favourites) && positionals.length > 0) {
+    throw new ClientUsageError('ls --shared and --favourites take no directory')
+  }
   await withSession(resolveUrl(values.url), listing(values, positionals[0] ?? '/'), sessionChoice(values))
 }
 
-function listing(values: { shared?: boolean | undefined; json?: boolean | undefined }, directory: string) {
+interface ListingFlags {
+  shared?: boolean | undefined
+  favourites?: boolean | undefined
+  json?: boolean | undefined
+}
+
+function listing(values: ListingFlags, directory: string) {
   return async (tessera: Tessera): Promise<void> => {
-    const files = values.shared ? await sharedFiles(tessera) : await tessera.files.list(directory)
+    const files = values.favourites
+      ? await tessera.files.listFavourites()
+      : values.shared
+        ? await sharedFiles(tessera)
+        : await tessera.files.list(directory)
     if (values.json) return out(JSON.stringify(files, null, 2))
-    if (!values.shared) {
+    if (!values.shared && !values.favourites) {
       // The folders come with a listing's first page; one file is enough of it.
       const { folders = [] } = await tessera.files.folder(`/${directory.replace(/^\/+|\/+$/g, '')}`, {
         limit: 1,
@@ -185,6 +202,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   listen: listenCommand,
   trigger,
   webhooks: webhooksCommand,
+  link: linkCommand,
   licenses,
 }
 

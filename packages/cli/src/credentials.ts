@@ -91,6 +91,12 @@ async function readLine(stream: NodeJS.ReadableStream): Promise<string> {
   return text.replace(/\r$/, '')
 }
 
+/** A secret other than the account's password (a link's): asked on a terminal, else stdin's first line. */
+export async function readSecret(message: string): Promise<string> {
+  if (process.stdin.isTTY) return passwordPrompt({ message, mask: true })
+  return readLine(process.stdin)
+}
+
 /** The password: TESSERA_PASSWORD, else asked on a terminal, else stdin's first line; never an argument. */
 export async function readPassword(): Promise<string> {
   if (process.env.TESSERA_PASSWORD) return process.env.TESSERA_PASSWORD

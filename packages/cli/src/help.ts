@@ -25,11 +25,12 @@ conversion failed (its reason is printed).
   --wait           wait for each conversion to end
 ${URL_LINE}
 ${AUTH_LINE}`,
-  ls: `Usage: tessera ls [PATH] [--shared] [--json] [--keep-session] [--url URL]
+  ls: `Usage: tessera ls [PATH] [--shared | --favourites] [--json] [--keep-session] [--url URL]
 
 Lists a directory (default /), every page: its sub-folders first (how many files each holds,
 then its path), then its files: ID, state, size, last update, path.
   --shared         the files other accounts shared with you
+  --favourites     the files you starred (yours and shared ones), in file ID order
   --json           the file records as JSON
 ${URL_LINE}
 ${AUTH_LINE}`,
@@ -66,6 +67,20 @@ ${TOKEN_LINE}`,
                                         next page's command is printed on stderr
   retry ID DELIVERY                     make one delivery due now
   recover ID --since T                  failed and paused deliveries since T (ISO) are due now
+${URL_LINE}
+${TOKEN_LINE}`,
+  link: `Usage: tessera link <action> FILE [--url URL]
+
+  create FILE [--expires ISO] [--password] [--json]
+                                        share FILE by link (you must own it); prints the link
+                                        (<url>/#/link/<token>): it is shown only now. --password
+                                        asks a password (terminal, else stdin's first line)
+  rotate FILE [--json]                  a new link, same expiry and password; the old one stops
+  revoke FILE                           the link stops opening; its guests are cut off
+  show FILE [--json]                    the link's settings (never the link itself)
+  live-meetings FILE on|off             whether the link's visitors may join the file's live
+                                        sessions (off at first); off closes those in one now
+Takes a session (one license) for the run.
 ${URL_LINE}
 ${TOKEN_LINE}`,
   licenses: `Usage: tessera licenses [--json] [--url URL]

@@ -22,13 +22,15 @@ function usage(): string {
 Client commands: talk to a running instance at --url or TESSERA_URL (default http://127.0.0.1:8080)
   login --username U            log in (the password is asked, or read from stdin); stores the token
   upload FILE... [--parent /dir] [--wait]
-  ls [PATH] [--shared] [--json]
+  ls [PATH] [--shared | --favourites] [--json]
   download ID [--optimized] [-o FILE]
   listen [--events e1,e2] [--forward-to URL]
   trigger EVENT [--listen]      a test delivery to your webhook for EVENT (or to 'tessera listen')
   webhooks ls | deliveries ID | retry ID DELIVERY | recover ID --since T
+  link create|rotate|revoke|show FILE   share a file by link (owner)
+  link live-meetings FILE on|off        let the link's visitors join live sessions, or not (owner)
   licenses                      the license pool and who holds it (admins; GET /admin/licenses)
-upload, ls and download open a session (one license) for the run and end it when they finish
+upload, ls, download and link open a session (one license) for the run and end it when they finish
 (--keep-session leaves it open); the others need only the auth token and hold no license.
 
 Server commands (${server}):

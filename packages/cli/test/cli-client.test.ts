@@ -93,7 +93,15 @@ for (const target of targets)
     }
 
     async function withSdk<T>(fn: (tessera: Tessera) => Promise<T>): Promise<T> {
-      const tessera = await Tessera.connect({ url: server.baseUrl, ...admin })
+      return withSdkAs(admin.username, admin.password, fn)
+    }
+
+    async function withSdkAs<T>(
+      username: string,
+      password: string,
+      fn: (tessera: Tessera) => Promise<T>,
+    ): Promise<T> {
+      const tessera = await Tessera.connect({ url: server.baseUrl, username, password })
       try {
         return await fn(tessera)
       } finally {
@@ -177,6 +185,23 @@ for (const target of targets)
       const table = await cli(['ls', '--shared'], '', { ...reader, TESSERA_PASSWORD: password })
       assert.match(table.stdout, new RegExp(`^${ifcId}\\s+ready\\s+`, 'm'))
       assert.doesNotMatch(table.stdout, /^folder/m, 'a shared listing has no folders')
+      // The reader stars it: ls --favourites lists it (and only for the reader).
+      const starred = await cli(['ls', '--favourites', '--json'], '', {
+        ...reader,
+        TESSERA_PASSWORD: password,
+      })
+      assert.deepEqual(JSON.parse(starred.stdout), [])
+      await withSdkAs('reader', password, (tessera) => tessera.files.star(ifcId))
+      const favourites = await cli(['ls', '--favourites'], '', { ...reader, TESSERA_PASSWORD: password })
+      assert.equal(favourites.code, 0, favourites.stderr)
+      assert.match(favourites.stdout, new RegExp(`^${ifcId}\\s+ready\\s+`, 'm'))
+      assert.doesNotMatch(favourites.stdout, /^folder/m)
+      assert.equal((await cli(['ls', '--favourites', '--json'])).stdout.trim(), '[]', 'not the admin’s star')
+      const both = await cli(['ls', '--shared', '--favourites'], '', {
+        ...reader,
+        TESSERA_PASSWORD: password,
+      })
+      assert.notEqual(both.code, 0)
     })
 
     test('upload --wait of a broken file exits 1 with the reason', async (t) => {
@@ -326,6 +351,38 @@ for (const target of targets)
       await withSdk((tessera) => tessera.webhooks.update(hook.id, { disabled: false }))
     })
 
+    test('link create (password from stdin), show, rotate, revoke', async () => {
+      const file = await withSdk((tessera) =>
+        tessera.files.upload(new Blob(['solid l\nendsolid l\n']), { name: 'cli-link.stl' }),
+      )
+      const created = await cli(['link', 'create', file._id, '--password'], 'open sesame\n')
+      assert.equal(created.code, 0, created.stderr)
+      const url = /^(http\S+\/#\/link\/(\S+))$/m.exec(created.stdout)
+      assert.ok(url?.[2], created.stdout)
+      assert.match(created.stdout, /no password|password/)
+      const shown = await cli(['link', 'show', file._id, '--json'])
+      assert.equal(JSON.parse(shown.stdout).hasPassword, true)
+      const opened = await fetch(`${server.baseUrl}/links/open`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: url[2], password: 'open sesame' }),
+      })
+      assert.equal(opened.status, 200)
+      const on = await cli(['link', 'live-meetings', file._id, 'on'])
+      assert.equal(on.code, 0, on.stderr)
+      assert.equal((await withSdk((tessera) => tessera.files.get(file._id))).allowLivePublicMeetings, true)
+      assert.equal((await cli(['link', 'live-meetings', file._id, 'maybe'])).code, 2)
+      assert.equal((await cli(['link', 'live-meetings', file._id, 'off'])).code, 0)
+      assert.equal((await withSdk((tessera) => tessera.files.get(file._id))).allowLivePublicMeetings, false)
+      const rotated = await cli(['link', 'rotate', file._id])
+      assert.equal(rotated.code, 0, rotated.stderr)
+      assert.doesNotMatch(rotated.stdout, new RegExp(url[2]))
+      assert.equal((await cli(['link', 'revoke', file._id])).code, 0)
+      const gone = await cli(['link', 'show', file._id])
+      assert.equal(gone.code, 1)
+      assert.match(gone.stderr, /LINK_NOT_FOUND|no link/)
+    })
+
     test('help for every client command; usage errors exit 2', async () => {
       for (const command of [
         'login',
@@ -335,6 +392,7 @@ for (const target of targets)
         'listen',
         'trigger',
         'webhooks',
+        'link',
         'licenses',
       ]) {
         for (const flag of ['--help', '-h']) {

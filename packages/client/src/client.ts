@@ -1,10 +1,13 @@
 // Tessera.connect: one object per session, holding the tokens and the typed sub-APIs.
 
 import { Admin } from './admin.ts'
+import { Discussions } from './discussions.ts'
 import { type ProblemCode, problemError, TesseraError } from './errors.ts'
 import { type EventsOptions, liveEvents, type StreamItem, type StreamTransport } from './events.ts'
 import { Files } from './files.ts'
 import { type ApiClient, createApi, credentialsOf, type HttpOptions, type Tokens, unwrap } from './http.ts'
+import { Links } from './links.ts'
+import { type LiveHandlers, LiveSession } from './live.ts'
 import { Annotations, Configurations, SceneAttributes } from './records.ts'
 import { SessionKeeper, type SessionOptions, tokenFromCookies } from './session.ts'
 import type { Answer } from './types.ts'
@@ -73,8 +76,12 @@ export class Tessera {
   readonly files: Files
   readonly attributes: SceneAttributes
   readonly annotations: Annotations
+  /** Replies on annotations, read markers, unread counts. */
+  readonly discussions: Discussions
   readonly configurations: Configurations
   readonly webhooks: Webhooks
+  /** Share by link: a file's link (owner only). A guest's client is `TesseraLink.open`. */
+  readonly links: Links
   /** Administrators only (403 FORBIDDEN for others). */
   readonly admin: Admin
 
@@ -107,8 +114,10 @@ export class Tessera {
     this.files = new Files(api, (o) => this.events(o))
     this.attributes = new SceneAttributes(api)
     this.annotations = new Annotations(api)
+    this.discussions = new Discussions(api)
     this.configurations = new Configurations(api)
     this.webhooks = new Webhooks(api)
+    this.links = new Links(api)
     this.admin = new Admin(api)
   }
 
@@ -171,6 +180,22 @@ export class Tessera {
    */
   async testEvent(event: WebhookEventName): Promise<TestEvent> {
     return (await unwrap(this.api.POST('/events/test', { body: { event } }))).testEvent
+  }
+
+  /**
+   * Joins the live session on a file (docs/live.md): presence, cameras, selections, follow and
+   * change notices, to `handlers`. Header tokens go in the first message; in cookie mode the
+   * browser's cookies authenticate. Reconnects by itself (resuming the same participant id) until
+   * `close()` or a final refusal (`ended`).
+   */
+  live(
+    fileId: string,
+    handlers: Partial<LiveHandlers>,
+    options: { WebSocket?: typeof WebSocket } = {},
+  ): LiveSession {
+    // Read at each connection: tokens renewed meanwhile are the ones sent.
+    const hello = () => (this.tokens.auth ? { token: this.tokens.auth, session: this.tokens.session } : {})
+    return new LiveSession({ url: this.transport.url, fileId, hello, ...options }, handlers)
   }
 
   /** The auth token (who you are); valid for TESSERA_AUTH_TOKEN_TTL after login. Empty in cookie mode. */

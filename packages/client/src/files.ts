@@ -5,6 +5,7 @@ import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts
 import type { ProgressCallback } from './multipart.ts'
 import { type ListOptions, type Page, Paged, type PageRequest, pageQuery } from './paging.ts'
 import type {
+  FavouritesPage,
   FileRevision,
   FileView,
   FolderPage,
@@ -76,6 +77,40 @@ export class Files {
       const page = await this.shared(request)
       return { items: page.files, nextCursor: page.nextCursor }
     }, options)
+  }
+
+  /** One page of the files the caller starred, own and shared, each with the caller's `role`. */
+  async favourites(page: PageRequest = {}): Promise<FavouritesPage> {
+    const query = pageQuery(page)
+    const { success: _, ...rest } = await unwrap(this.api.GET('/file/dir/favourites/', { params: { query } }))
+    return rest
+  }
+
+  /** The files the caller starred (in file ID order), paged like list(). */
+  listFavourites(options: ListOptions = {}): Paged<FileView> {
+    return new Paged(async (request) => {
+      const page = await this.favourites(request)
+      return { items: page.files, nextCursor: page.nextCursor }
+    }, options)
+  }
+
+  /** Stars a file the caller may read (again: no change); answers it, `favoritedBy` with the caller. */
+  async star(id: string): Promise<FileView> {
+    return (await unwrap(this.api.PUT('/file/{id}/favourite', { params: { path: { id } } }))).file
+  }
+
+  /** Removes the caller's star (none: no change); answers the file. */
+  async unstar(id: string): Promise<FileView> {
+    return (await unwrap(this.api.DELETE('/file/{id}/favourite', { params: { path: { id } } }))).file
+  }
+
+  /**
+   * Owner only: whether visitors with the file's link may join its live sessions (the record's
+   * `allowLivePublicMeetings`); turning it off closes the guests' live connections at once.
+   */
+  async setLiveMeetings(id: string, allow: boolean): Promise<FileView> {
+    const call = this.api.PUT('/file/{id}/live-meetings', { params: { path: { id } }, body: { allow } })
+    return (await unwrap(call)).file
   }
 
   async get(id: string): Promise<FileView> {

@@ -15,9 +15,33 @@ export {
 export { type EventsOptions, type SseFrame, type StreamItem, sseFrames } from './events.ts'
 export type { DownloadOptions, WaitOptions } from './files.ts'
 export { type ApiClient, unwrap } from './http.ts'
+export {
+  type CreatedLink,
+  type LinkInput,
+  type LinkOptions,
+  type LinkSettings,
+  type Links,
+  TesseraLink,
+} from './links.ts'
+export {
+  type LiveCamera,
+  type LiveHandlers,
+  type LiveOptions,
+  type LiveParticipant,
+  LiveSession,
+  type LiveSettings,
+  liveAsGuest,
+} from './live.ts'
 export type { ProgressCallback, UploadProgress } from './multipart.ts'
 export { type ListOptions, type Page, Paged, type PageRequest } from './paging.ts'
-export type { AnnotationInput, AnnotationUpdate, AttributesPage, ConfigurationInput } from './records.ts'
+export type {
+  AnnotationInput,
+  AnnotationUpdate,
+  AttributesPage,
+  ConfigurationInput,
+  ConfigurationThumbnail,
+  ConfigurationThumbnailEntry,
+} from './records.ts'
 export type { RetryOptions } from './retry.ts'
 export type { SessionOptions } from './session.ts'
 export type * from './types.ts'

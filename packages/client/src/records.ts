@@ -8,6 +8,15 @@ export type AnnotationInput = JsonBody<'/annotation/create/', 'post'>
 export type AnnotationUpdate = JsonBody<'/annotation/update/', 'post'>
 export type ConfigurationInput = JsonBody<'/file/configuration/', 'post'>
 
+/** What storing a thumbnail answers: its type, declared size in pixels, bytes and sha256 (the ETag). */
+export type ConfigurationThumbnail = Answer<'/file/configuration/{id}/thumbnail', 'put'>['thumbnail']
+
+/** One entry of `configurations.thumbnails(file)`: the view's id (`configuration`) and its picture's facts. */
+export type ConfigurationThumbnailEntry = Answer<
+  '/file/configuration/thumbnails/',
+  'get'
+>['thumbnails'][number]
+
 export class SceneAttributes {
   private readonly api: ApiClient
 
@@ -102,5 +111,53 @@ export class Configurations {
   /** Answers the removed configuration. */
   async delete(id: string): Promise<Configuration> {
     return (await unwrap(this.api.DELETE('/file/configuration/', { body: { _id: id } }))).configuration
+  }
+
+  /**
+   * Locks a configuration (`lockedBy` becomes the caller's e-mail): nobody else may change or delete
+   * it until its holder or the file's owner unlocks it. Held by another: `TesseraError` with code
+   * `CONFIGURATION_LOCKED` (409), its detail naming the holder.
+   */
+  async lock(id: string): Promise<Configuration> {
+    return (await unwrap(this.api.POST('/file/configuration/lock/', { body: { _id: id } }))).configuration
+  }
+
+  /** Releases the lock: its holder or the file's owner (others: 403). */
+  async unlock(id: string): Promise<Configuration> {
+    return (await unwrap(this.api.POST('/file/configuration/unlock/', { body: { _id: id } }))).configuration
+  }
+
+  /**
+   * Stores the saved view's thumbnail: a PNG or WebP `Blob` (its `type` is sent as Content-Type) of
+   * at most 64 KiB declaring at most 1024×1024 (else 413 / 415); needs the right to change the view.
+   * The record itself does not change.
+   */
+  async setThumbnail(id: string, image: Blob): Promise<ConfigurationThumbnail> {
+    const call = this.api.PUT('/file/configuration/{id}/thumbnail', {
+      params: { path: { id } },
+      // The schema calls the body a string; it is the image's bytes, sent as they are.
+      body: image as unknown as string,
+      bodySerializer: () => image,
+      headers: { 'content-type': image.type },
+    })
+    return (await unwrap(call)).thumbnail
+  }
+
+  /**
+   * Which saved views of the file (those the caller may see) have a thumbnail, with its sha256 (a
+   * new sha256 is a new picture): fetch only those.
+   */
+  async thumbnails(file: string): Promise<ConfigurationThumbnailEntry[]> {
+    const call = this.api.GET('/file/configuration/thumbnails/', { params: { query: { file } } })
+    return (await unwrap(call)).thumbnails
+  }
+
+  /** The saved view's thumbnail as a `Blob` of its type; 404 (`NOT_FOUND`) when it has none. */
+  async thumbnail(id: string): Promise<Blob> {
+    const call = this.api.GET('/file/configuration/{id}/thumbnail', {
+      params: { path: { id } },
+      parseAs: 'blob',
+    })
+    return (await unwrap(call)) as unknown as Blob
   }
 }

@@ -39,8 +39,10 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key'
 /** The create calls that honour Idempotency-Key: each gets a fresh key from the SDK. */
 const CREATES: ReadonlyArray<[method: string, path: RegExp]> = [
   ['POST', /\/annotation\/create\/$/],
+  ['POST', /\/annotation\/reply\/create\/$/],
   ['POST', /\/file\/configuration\/$/],
   ['POST', /\/file\/[^/]+\/share$/],
+  ['POST', /\/file\/[^/]+\/link$/],
   ['POST', /\/file\/upload\/$/],
   ['POST', /\/account\/session$/],
   ['PUT', /\/webhook\/$/],

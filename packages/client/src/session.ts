@@ -87,17 +87,8 @@ export class SessionKeeper {
     clearTimeout(this.#timer)
     if (this.#closed || this.lost) return
     this.#timer = setTimeout(() => void this.#tick(), Math.max(1_000, delayMs))
-    // An open session must not keep a Node process alive by itself. Node's timers are objects with
-    // unref(); browsers' are numbers (typed without Node's types, so browser builds need none).
-    const timer: unknown = this.#timer
-    if (
-      typeof timer === 'object' &&
-      timer !== null &&
-      'unref' in timer &&
-      typeof timer.unref === 'function'
-    ) {
-      timer.unref()
-    }
+    // An open session must not keep a Node process alive by itself.
+    unrefTimer(this.#timer)
   }
 
   async #tick(): Promise<void> {
@@ -136,5 +127,16 @@ export class SessionKeeper {
     if (!this.#active || this.lost) return undefined
     const answer = await unwrap(this.api.DELETE('/account/session', {}))
     return new Date(answer.effectiveAt)
+  }
+}
+
+/**
+ * Lets a background timer (session keep-alive, link renewal) not keep a Node process alive by itself.
+ * Node's timers are objects with unref(); browsers' are numbers (typed without Node's types, so
+ * browser builds need none).
+ */
+export function unrefTimer(timer: unknown): void {
+  if (typeof timer === 'object' && timer !== null && 'unref' in timer && typeof timer.unref === 'function') {
+    timer.unref()
   }
 }

@@ -12,6 +12,9 @@ export type Webhook = Schemas['Webhook']
 export type WebhookDelivery = Schemas['WebhookDelivery']
 export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail']
 export type Annotation = Schemas['Annotation']
+export type AnnotationReply = Schemas['AnnotationReply']
+/** A discussion as one caller sees it: its counts, their unread replies and read marker. */
+export type DiscussionState = Schemas['DiscussionState']
 export type Configuration = Schemas['Configuration']
 export type SceneNode = Schemas['SceneNode']
 export type FileRevision = Schemas['FileRevision']
@@ -41,6 +44,8 @@ export type NodeAttributes = JsonBody<'/scene/attributes', 'post'>['nodeIdToAttr
 export type DeliveryStatus = NonNullable<Query<'/webhook/{id}/deliveries', 'get'>['status']>
 /** One page of a private directory: its files and, on the first page, its direct sub-folders. */
 export type FolderPage = Omit<Answer<'/file/dir/private/', 'get'>, 'success'>
+/** One page of the files the caller starred, each with the caller's `role`. */
+export type FavouritesPage = Omit<Answer<'/file/dir/favourites/', 'get'>, 'success'>
 /** One page of the files other accounts shared with the caller, each with the caller's `role`. */
 export type SharedPage = Omit<Answer<'/file/dir/shared/', 'get'>, 'success'>
 /** One account as administrators see it (GET /admin/accounts). */

@@ -28,6 +28,7 @@ export const WEBHOOK_EVENTS = [
   'annotation_created',
   'annotation_updated',
   'annotation_removed',
+  'annotation_discussion_updated',
   'configuration_created',
   'configuration_updated',
   'configuration_removed',

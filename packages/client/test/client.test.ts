@@ -150,6 +150,19 @@ for (const dialect of targetNames()) {
         (await tessera.annotations.list(first._id)).map((a) => a.name),
         ['Front door'],
       )
+      const reply = await tessera.discussions.reply(annotation._id, 'Which frame?')
+      assert.equal((await tessera.discussions.edit(reply._id, 'Which door frame?')).text, 'Which door frame?')
+      assert.deepEqual(
+        (await tessera.discussions.list(annotation._id)).map((r) => [r.seq, r.text]),
+        [[1, 'Which door frame?']],
+      )
+      // Your own replies are never unread; the marker still moves.
+      assert.deepEqual(
+        (await tessera.discussions.summary(first._id)).map((d) => [d.annotation, d.replies, d.unread]),
+        [[annotation._id, 1, 0]],
+      )
+      assert.equal((await tessera.discussions.markRead(annotation._id)).readUpTo, 1)
+      assert.equal((await tessera.discussions.delete(reply._id))._id, reply._id)
       assert.equal((await tessera.annotations.delete(annotation._id))._id, annotation._id)
 
       const config = await tessera.configurations.save({ file: first._id, name: 'Day' })

@@ -164,3 +164,30 @@ test('every list pages: with pages of 2, for await and page() give back every it
     await owner.close().catch(() => {})
   }
 })
+
+test('star() and listFavourites(); configurations.lock() and unlock()', async (t) => {
+  // A session of its own, as above.
+  const admin = await Tessera.connect({ url: server.url, ...server.admin })
+  t.after(() => admin.close().catch(() => {}))
+  const file = await uploadPath(admin, SMALL_HOUSE.pathname, { parent: '/starred' })
+  const me = (await admin.api.GET('/account/me')).data?.account.email
+  assert.ok(me)
+  assert.deepEqual((await admin.files.star(file._id)).favoritedBy, [me])
+  assert.deepEqual((await admin.files.star(file._id)).favoritedBy, [me])
+  const page = await admin.files.favourites({ limit: 1 })
+  assert.deepEqual(
+    page.files.map((f) => [f._id, f.role]),
+    [[file._id, 'owner']],
+  )
+  assert.deepEqual(
+    (await admin.files.listFavourites()).map((f) => f._id),
+    [file._id],
+  )
+  assert.deepEqual((await admin.files.unstar(file._id)).favoritedBy, [])
+  assert.deepEqual(await admin.files.listFavourites(), [])
+
+  const view = await admin.configurations.save({ file: file._id, name: 'Front' })
+  const locked = await admin.configurations.lock(view._id)
+  assert.equal(locked.lockedBy, me)
+  assert.equal((await admin.configurations.unlock(view._id)).lockedBy, null)
+})

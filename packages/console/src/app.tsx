@@ -2,10 +2,11 @@
 import { useEffect, useState } from 'preact/hooks'
 import { client, type SessionLostCode } from './api/index.ts'
 import type { Identity } from './api/session.ts'
-import { linkClick, navigate, useLocation } from './router.ts'
+import { linkClick, navigate, useLinkToken, useLocation } from './router.ts'
 import { AccountScreen } from './screens/account.tsx'
 import { FilesScreen } from './screens/files.tsx'
 import { forgetFolders } from './screens/folders.ts'
+import { GuestApp } from './screens/guest.tsx'
 import { useEventStream } from './screens/live.ts'
 import { SignIn } from './screens/sign-in.tsx'
 import { ThemeSwitch } from './screens/theme-switch.tsx'
@@ -33,11 +34,18 @@ const RECOVERABLE = new Set<SessionLostCode>(['SESSION_SUPERSEDED', 'SESSION_EXP
 const NAV = [
   { to: '/files', label: 'Files', match: (p: string) => p === '/' || p.startsWith('/files') },
   { to: '/shared', label: 'Shared with me', match: (p: string) => p.startsWith('/shared') },
+  { to: '/favourites', label: 'Favourites', match: (p: string) => p.startsWith('/favourites') },
   { to: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
   { to: '/settings', label: 'Account', match: (p: string) => p.startsWith('/settings') },
 ]
 
 export function App() {
+  const linkToken = useLinkToken()
+  // A link opens the viewer as a guest, without an account (and without this tab's session).
+  return linkToken ? <GuestApp token={linkToken} /> : <AccountApp />
+}
+
+function AccountApp() {
   const location = useLocation()
   const [identity, setIdentity] = useState(client.session.identity)
   // On load: the session the cookies may still hold (a reload, another tab) before asking to sign in.
@@ -153,6 +161,7 @@ function TopBar(props: { identity: Identity; path: string; onSignOut: () => void
 function route(path: string, query: URLSearchParams) {
   if (path.startsWith('/view/')) return <ViewerScreen id={decodeURIComponent(path.slice(6))} />
   if (path.startsWith('/shared')) return <FilesScreen shared />
+  if (path.startsWith('/favourites')) return <FilesScreen favourites />
   if (path.startsWith('/webhooks')) return <WebhooksScreen />
   if (path.startsWith('/settings')) return <AccountScreen />
   return <FilesScreen folder={query.get('path') ?? '/'} />

@@ -44,3 +44,15 @@ export function linkClick(event: MouseEvent, to: string): void {
 export function folderUrl(path: string): string {
   return path === '/' ? '/files' : `/files?path=${encodeURIComponent(path)}`
 }
+
+/** The token of a link the page was opened with (`/#/link/<token>`), or null; follows the hash. */
+export function useLinkToken(): string | null {
+  const read = () => /^#\/link\/([A-Za-z0-9_-]+)$/.exec(window.location.hash)?.[1] ?? null
+  const [token, setToken] = useState(read)
+  useEffect(() => {
+    const update = () => setToken(read())
+    window.addEventListener('hashchange', update)
+    return () => window.removeEventListener('hashchange', update)
+  }, [])
+  return token
+}

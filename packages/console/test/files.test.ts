@@ -70,7 +70,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     const newFolder = page.getByRole('button', { name: 'New folder' })
     await newFolder.click()
     const name = page.getByRole('textbox', { name: 'Folder name' })
-    await name.waitFor({ timeout: 5000 })
+    await name.waitFor({ timeout: 15_000 })
     assert.equal(await name.evaluate((el) => el === document.activeElement), true, 'the field has focus')
     await name.press('Escape')
     await name.waitFor({ state: 'detached' })
@@ -116,7 +116,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
   it('the file list: one Tab stop per file, named by the file, status and size described apart', async () => {
     await openFolder(page, '/Sorted')
     const alpha = page.getByRole('button', { name: 'Alpha.glb', exact: true })
-    await alpha.waitFor({ timeout: 5000 })
+    await alpha.waitFor({ timeout: 15_000 })
     await page.locator('.row[data-file="Alpha.glb"] [data-state="error"]').waitFor({ timeout: 60_000 })
     const described = await alpha.evaluate((el) =>
       (el.getAttribute('aria-describedby') ?? '')
@@ -176,7 +176,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await item.and(page.locator('[data-phase="uploading"]')).waitFor()
     await page.getByRole('link', { name: 'Webhooks' }).click()
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor()
-    await item.and(page.locator('[data-phase="uploading"]')).waitFor({ timeout: 2000 })
+    await item.and(page.locator('[data-phase="uploading"]')).waitFor({ timeout: 15_000 })
     const before = Number(await item.locator('progress').getAttribute('value'))
     await page.waitForFunction(
       (value) => Number(document.querySelector('.uploads li progress')?.getAttribute('value')) > value,
@@ -196,7 +196,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await page.waitForTimeout(1500)
     assert.deepEqual(dialogs, ['beforeunload'])
     await page.getByRole('link', { name: 'Files', exact: true }).click()
-    await item.and(page.locator('[data-phase="uploading"]')).waitFor({ timeout: 2000 })
+    await item.and(page.locator('[data-phase="uploading"]')).waitFor({ timeout: 15_000 })
     await item
       .and(page.locator('[data-phase="converting"], [data-phase="ready"]'))
       .waitFor({ timeout: 60_000 })

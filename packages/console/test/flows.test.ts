@@ -109,7 +109,7 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
       () =>
         (document.querySelector('form[aria-label="New account"] input') as HTMLInputElement)?.value === '',
       undefined,
-      { timeout: 5000 },
+      { timeout: 15_000 },
     )
     assert.deepEqual(await seriousViolations(p), [])
   })
@@ -163,7 +163,7 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
         return panel && said && said.top >= panel.top && said.bottom <= panel.bottom + 1
       },
       undefined,
-      { timeout: 3000 },
+      { timeout: 15_000 },
     )
     // No reload on Bob's side: the event stream brings it.
     const shared = row(bob.page, 'cube.stl')
@@ -246,9 +246,10 @@ describe('console flows in Chromium', { timeout: 240_000 }, () => {
     const started = Date.now()
     await signIn(other.page, BOB.username, BOB.password)
     await other.page.getByRole('heading', { name: 'My files' }).waitFor()
-    await idle.getByText(/took over this one/).waitFor({ timeout: 5_000 })
+    // The other session is told at once (the event stream); 10 s leaves room for a loaded CI machine.
+    await idle.getByText(/took over this one/).waitFor({ timeout: 10_000 })
     const waited = Date.now() - started
-    assert.ok(waited < 5_000, `banner after ${waited} ms`)
+    assert.ok(waited < 10_000, `banner after ${waited} ms`)
     assert.deepEqual(refused, [], refused.join(', '))
     assert.deepEqual(other.errors, [])
     await other.context.close()

@@ -40,6 +40,11 @@ describe('precompressed build', () => {
     }
     // Maximum brotli quality: the engine's copy is well under its gzip -9 one.
     const [chunk = ''] = engine
+    // The bounds trees' web worker (three-mesh-bvh's, viewer/bvh-worker.ts): a file of its own that
+    // the engine starts by its URL (the console's CSP allows workers from 'self').
+    const workers = files.filter((f) => /assets[/\\]generateMeshBVH\.worker-[\w-]+\.js$/.test(f))
+    assert.equal(workers.length, 1, "the bounds trees' worker is built")
+    assert.ok(readFileSync(chunk, 'utf8').includes(`/assets/${path.basename(workers[0] ?? '')}`))
     assert.ok(statSync(`${chunk}.br`).size < statSync(`${chunk}.gz`).size * 0.9)
   })
 })

@@ -3,12 +3,14 @@
 // reason for the rest); each annotation's and view's own lists are honoured; attribute values are
 // stored as typed; deletions can be undone (and are sent once the notice goes); restoring a view stays on the Views tab. What the server
 // stored is read back through the API by a fourth account (a viewer of the file), since a session of
-// an account would supersede that account's page.
+// an account would supersede that account's page. Issue 32: a viewer stars the file and finds it under
+// Favourites; the editor locks a view, which the owner and the viewer then see locked.
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { type ApiSession, apiSession } from './support/api-session.ts'
+import { seriousViolations } from './support/axe.ts'
 import { collectErrors, launch } from './support/browser.ts'
 import { carGlb } from './support/models.ts'
 import { startTessera, type Tessera } from './support/server.ts'
@@ -244,6 +246,64 @@ describe('the viewer by role', { timeout: 240_000 }, () => {
     assert.deepEqual(errors.admin, [])
   })
 
+  it('discussion: the viewer replies by keyboard, the editor sees it live as unread, the owner moderates', async () => {
+    const vic = pages.vic as Page
+    const erin = pages.erin as Page
+    const owner = pages.admin as Page
+    await tab(erin, /Annotations/).click()
+    await item(erin, 'Open note').waitFor()
+    await tab(vic, /Annotations/).click()
+    await item(vic, 'Open note').getByRole('button', { name: 'Open note', exact: true }).click()
+    // Viewers comment: the reply box is theirs (the note's writeDiscussion is empty).
+    const box = vic.getByRole('textbox', { name: 'Reply to Open note' })
+    await box.focus()
+    await vic.keyboard.type('Is the paint final?')
+    await vic.keyboard.press('Tab')
+    await vic.keyboard.press('Enter')
+    await item(vic, 'Open note').locator('.reply[data-reply="Is the paint final?"]').waitFor()
+    // The editor's page hears the event: an unread badge, without a reload.
+    const badge = item(erin, 'Open note').locator('.badge.unread')
+    await badge.waitFor({ timeout: 10_000 })
+    assert.match((await badge.textContent()) ?? '', /^1 new/)
+    await erin.locator('.annotations').screenshot({ path: path.join(SHOTS, 'viewer-discussion-unread.png') })
+    await item(erin, 'Open note').getByRole('button', { name: 'Open note', exact: true }).click()
+    const reply = item(erin, 'Open note').locator('.reply[data-reply="Is the paint final?"]')
+    await reply.waitFor()
+    await badge.waitFor({ state: 'detached' })
+    // Someone else's reply: neither Edit nor Delete for an editor.
+    assert.equal(await reply.getByRole('button').count(), 0)
+    await erin.screenshot({ path: path.join(SHOTS, 'viewer-discussion.png') })
+    assert.deepEqual(await seriousViolations(erin), [])
+    await erin.emulateMedia({ colorScheme: 'dark' })
+    await erin.locator('html[data-theme="dark"]').waitFor({ state: 'attached' })
+    assert.deepEqual(await seriousViolations(erin), [])
+    // The panel only: after the emulated theme switch this page's 3D view came out blank in the shot.
+    await erin.locator('.annotations').screenshot({ path: path.join(SHOTS, 'dark-viewer-discussion.png') })
+    await erin.emulateMedia({ colorScheme: 'light' })
+    // The author edits their reply, by keyboard.
+    await vic.getByRole('button', { name: 'Edit your reply' }).focus()
+    await vic.keyboard.press('Enter')
+    const edit = vic.getByRole('textbox', { name: 'Edit your reply' })
+    await edit.fill('Is the paint final? (red)')
+    await edit.press('Tab')
+    await vic.keyboard.press('Enter')
+    await item(vic, 'Open note')
+      .locator('.reply[data-reply="Is the paint final? (red)"]')
+      .getByText('(edited)')
+      .waitFor()
+    await item(erin, 'Open note')
+      .locator('.reply[data-reply="Is the paint final? (red)"]')
+      .waitFor({ timeout: 10_000 })
+    // The file's owner may delete any reply.
+    await openViewer(owner)
+    await tab(owner, /Annotations/).click()
+    await item(owner, 'Open note').getByRole('button', { name: 'Open note', exact: true }).click()
+    await owner.getByRole('button', { name: 'Delete reply by vic@example.com' }).click()
+    await item(owner, 'Open note').getByText('No replies yet.').waitFor()
+    await item(vic, 'Open note').getByText('No replies yet.').waitFor({ timeout: 10_000 })
+    for (const who of ['vic', 'erin', 'admin']) assert.deepEqual(errors[who], [], who)
+  })
+
   it('attribute values are stored as typed, and shown after a reload as stored', async () => {
     const page = pages.admin as Page
     await openViewer(page)
@@ -366,5 +426,81 @@ describe('the viewer by role', { timeout: 240_000 }, () => {
     await page.waitForTimeout(500)
     assert.equal(await page.getByRole('button', { name: 'Restore Team view' }).count(), 0)
     assert.deepEqual(errors.admin, [])
+  })
+
+  it('favourites: the viewer stars the shared file by keyboard and finds it under Favourites', async () => {
+    const page = pages.vic as Page
+    await page.goto(`${server.baseUrl}/shared`)
+    const star = page.locator('.row[data-file="car.glb"]').getByRole('button', { name: 'Favourite car.glb' })
+    assert.equal(await star.getAttribute('aria-pressed'), 'false')
+    // One Tab stop per row: → from the file's name reaches its star.
+    await page.getByRole('button', { name: 'car.glb', exact: true }).focus()
+    await page.keyboard.press('ArrowRight')
+    assert.equal(await star.evaluate((el) => el === document.activeElement), true, '→ reaches the star')
+    await page.keyboard.press('Enter')
+    await page.locator('.row[data-file="car.glb"] .star[aria-pressed="true"]').waitFor()
+    await page.getByRole('link', { name: 'Favourites' }).click()
+    await page.getByRole('heading', { name: 'Favourites' }).waitFor()
+    await page.locator('.row[data-file="car.glb"] .name').click()
+    await page.getByTestId('starred-by').filter({ hasText: 'vic@example.com' }).waitFor()
+    const stored = await audit.call<{ file: { favoritedBy: string[] } }>('GET', `/file/${fileId}`)
+    assert.deepEqual(stored.file.favoritedBy, ['vic@example.com'])
+    assert.deepEqual(await seriousViolations(page), [])
+    await page.screenshot({ path: path.join(SHOTS, 'favourites.png') })
+    await page.emulateMedia({ colorScheme: 'dark' })
+    assert.deepEqual(await seriousViolations(page), [])
+    await page.screenshot({ path: path.join(SHOTS, 'dark-favourites.png') })
+    await page.emulateMedia({ colorScheme: 'light' })
+    // Unstarred from the details panel (Space): the file leaves Favourites.
+    await page.locator('.details').getByRole('button', { name: 'Favourite car.glb' }).press('Space')
+    await page.getByText('No favourites yet').waitFor()
+    assert.deepEqual(errors.vic, [])
+  })
+
+  it('locked views: the editor locks one; the owner sees who holds it, cannot delete it, unlocks it', async () => {
+    const erin = pages.erin as Page
+    await openViewer(erin)
+    await tab(erin, /Views/).click()
+    await erin.getByLabel('View name').fill('Erin view')
+    await erin.getByRole('button', { name: 'Save current view' }).click()
+    const mine = erin.locator('li[data-view="Erin view"]')
+    await mine.getByRole('button', { name: 'Lock view Erin view' }).press('Enter')
+    await mine.getByText('Locked by you').waitFor()
+    await mine.getByRole('button', { name: 'Unlock view Erin view' }).waitFor()
+    type View = { name: string; lockedBy: string | null }
+    const stored = async () =>
+      (
+        await audit.call<{ configurations: View[] }>('GET', `/file/configuration/?file=${fileId}`)
+      ).configurations.find((v) => v.name === 'Erin view')
+    assert.equal((await stored())?.lockedBy, 'erin@example.com')
+
+    const vic = pages.vic as Page
+    await openViewer(vic)
+    await tab(vic, /Views/).click()
+    await vic
+      .locator('li[data-view="Erin view"]')
+      .getByTestId('lock-state')
+      .filter({ hasText: 'Locked by erin@example.com' })
+      .waitFor()
+    assert.equal(await vic.getByRole('button', { name: /^(Lock|Unlock) view/ }).count(), 0)
+
+    const admin = pages.admin as Page
+    await openViewer(admin)
+    await tab(admin, /Views/).click()
+    const held = admin.locator('li[data-view="Erin view"]')
+    await held.getByTestId('lock-state').filter({ hasText: 'Locked by erin@example.com' }).waitFor()
+    assert.equal(await held.getByRole('button', { name: 'Delete view Erin view' }).isDisabled(), true)
+    await held.getByText(/unlock it to change or delete it/).waitFor()
+    assert.deepEqual(await seriousViolations(admin), [])
+    await admin.locator('.views').screenshot({ path: path.join(SHOTS, 'views-locked.png') })
+    await admin.emulateMedia({ colorScheme: 'dark' })
+    assert.deepEqual(await seriousViolations(admin), [])
+    await admin.locator('.views').screenshot({ path: path.join(SHOTS, 'dark-views-locked.png') })
+    await admin.emulateMedia({ colorScheme: 'light' })
+    await held.getByRole('button', { name: 'Unlock view Erin view' }).press('Enter')
+    await held.getByRole('button', { name: 'Lock view Erin view' }).waitFor()
+    assert.equal((await stored())?.lockedBy, null)
+    assert.deepEqual(errors.admin, [])
+    assert.deepEqual(errors.erin, [])
   })
 })

@@ -1,4 +1,5 @@
-// The 3D viewer in Chromium (software WebGL): placing cursor and Esc, markers behind the model,
+// The 3D viewer in Chromium (software WebGL): placing cursor (gone once placed, cancelled or Esc),
+// markers behind the model,
 // bounded zoom, a selection that keeps the part's colour, the keyboard camera, the WAI-ARIA tabs
 // and tree patterns, a 3,000-part tree that opens fast, and touch-sized tree buttons on a phone.
 import assert from 'node:assert/strict'
@@ -128,6 +129,17 @@ async function until(p: Page, test: () => Promise<boolean>, what: string, timeou
   }
 }
 
+/** Wait for the 3D view's cursor, as drawn, to be the crosshair (or not). */
+function crosshair(p: Page, on: boolean): Promise<void> {
+  const drawn = () => p.locator('.viewport canvas').evaluate((c) => getComputedStyle(c).cursor)
+  return until(
+    p,
+    async () => ((await drawn()) === 'crosshair') === on,
+    `the crosshair ${on ? 'on' : 'off'}`,
+    3000,
+  )
+}
+
 describe('viewer in Chromium', { timeout: 600_000 }, () => {
   before(async () => {
     server = await startTessera()
@@ -151,7 +163,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await server?.stop()
   })
 
-  it('placing an annotation shows a crosshair over the model, and Esc cancels placing', async () => {
+  it('placing an annotation shows a crosshair over the model; Esc or the cancel button ends it', async () => {
     await page.getByRole('tab', { name: /Annotations/ }).click()
     const place = page.getByRole('button', { name: 'Place annotation' })
     await place.click()
@@ -159,11 +171,17 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     const box = await canvas.boundingBox()
     assert.ok(box)
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
-    assert.equal(await canvas.evaluate((c) => getComputedStyle(c).cursor), 'crosshair')
+    await crosshair(page, true)
     await page.keyboard.press('Escape')
-    await place.waitFor({ timeout: 2000 })
+    await place.waitFor({ timeout: 15_000 })
     assert.equal(await place.getAttribute('aria-pressed'), 'false')
-    assert.notEqual(await canvas.evaluate((c) => getComputedStyle(c).cursor), 'crosshair')
+    await crosshair(page, false)
+    // Cancelled with the button (its name says so while placing): the crosshair goes too.
+    await place.click()
+    await crosshair(page, true)
+    await page.getByRole('button', { name: 'Click on the model… (cancel)' }).click()
+    await place.waitFor({ timeout: 2000 })
+    await crosshair(page, false)
   })
 
   it('a marker behind the model is not drawn over it', async () => {
@@ -173,6 +191,9 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     const box = await page.locator('.viewport canvas').boundingBox()
     assert.ok(box)
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+    await page.getByLabel('Title').waitFor()
+    // The point is placed: placing ends, and its crosshair with it.
+    await crosshair(page, false)
     await page.getByLabel('Title').fill('Behind')
     await page.getByLabel('Colour').fill('#00ff00')
     await page.getByRole('button', { name: 'Save annotation' }).click()
@@ -316,12 +337,12 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
 
   it('the scene tree follows the WAI-ARIA tree pattern', async () => {
     const tree = page.getByRole('tree', { name: 'Scene tree' })
-    await tree.waitFor({ timeout: 2000 })
+    await tree.waitFor({ timeout: 15_000 })
     const item = (name: string) => tree.getByRole('treeitem', { name, exact: true })
     const focusedName = async () => {
       // Focus moves when the tree has drawn the row: give it a few frames.
       await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'treeitem', null, {
-        timeout: 2000,
+        timeout: 15_000,
       })
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
       return page.evaluate(() => document.activeElement?.getAttribute('data-name') ?? '')
@@ -343,19 +364,23 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.keyboard.press('ArrowLeft')
     assert.equal(await focusedName(), 'Room', 'Left on a child goes to its parent')
     await page.keyboard.press('ArrowLeft')
-    await tree.locator('[data-name="Room"][aria-expanded="false"]').waitFor({ timeout: 2000 })
+    await tree.locator('[data-name="Room"][aria-expanded="false"]').waitFor({ timeout: 15_000 })
     assert.equal(await item('Wall').count(), 0)
     await page.keyboard.press('ArrowRight')
-    await tree.locator('[data-name="Room"][aria-expanded="true"]').waitFor({ timeout: 2000 })
+    await tree.locator('[data-name="Room"][aria-expanded="true"]').waitFor({ timeout: 15_000 })
     await page.keyboard.press('ArrowRight')
     assert.equal(await focusedName(), 'Wall', 'Right on an open node goes to its first child')
     await page.keyboard.press('Enter')
-    await tree.locator('[data-name="Wall"][aria-selected="true"]').waitFor({ timeout: 2000 })
+    await tree.locator('[data-name="Wall"][aria-selected="true"]').waitFor({ timeout: 15_000 })
     assert.ok(await page.getByRole('button', { name: 'Fit selection' }).isEnabled())
     await page.keyboard.press('ArrowDown')
+    // A multi-select tree (viewer-selection.test.ts): Space adds Floor, Enter selects it alone.
     await page.keyboard.press(' ')
-    await tree.locator('[data-name="Floor"][aria-selected="true"]').waitFor({ timeout: 2000 })
-    assert.equal(await item('Wall').getAttribute('aria-selected'), 'false')
+    await tree.locator('[data-name="Floor"][aria-selected="true"]').waitFor({ timeout: 15_000 })
+    assert.equal(await item('Wall').getAttribute('aria-selected'), 'true')
+    await page.keyboard.press('Enter')
+    await tree.locator('[data-name="Wall"][aria-selected="false"]').waitFor({ timeout: 15_000 })
+    assert.equal(await item('Floor').getAttribute('aria-selected'), 'true')
     const findings = blocking(await axe(page, [], '.viewer'))
     assert.deepEqual(findings, [], describeFindings(findings))
   })
@@ -394,7 +419,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.waitForFunction(
       (name) => document.activeElement?.getAttribute('data-name') === name,
       `Part ${PARTS}`,
-      { timeout: 2000 },
+      { timeout: 15_000 },
     )
     await page.keyboard.press('Enter')
     await tree.getByRole('treeitem', { name: `Part ${PARTS}`, exact: true, selected: true }).waitFor()

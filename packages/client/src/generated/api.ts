@@ -270,7 +270,7 @@ export interface paths {
         };
         /**
          * One file record
-         * @description Owner, editors and viewers; 404 for anyone else.
+         * @description Owner, editors, viewers and the file’s link sessions (docs/api.md, "Links"); 404 for anyone else.
          */
         get: operations["getFile"];
         put?: never;
@@ -354,7 +354,7 @@ export interface paths {
         };
         /**
          * A PNG thumbnail of the current revision
-         * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion); 404 for anyone else. 256×256 PNG with a transparent background: a three-quarter view of the optimized model, flat-shaded. ETag is the PNG's sha256; If-None-Match answers 304. Cache-Control: private, max-age=60.
+         * @description Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion); 404 for anyone else. 256×256 PNG with a transparent background: a three-quarter view of the optimized model, flat-shaded. ETag is the PNG's sha256; If-None-Match answers 304. Cache-Control: private, max-age=60.
          */
         get: operations["getFileThumbnail"];
         put?: never;
@@ -400,6 +400,158 @@ export interface paths {
          * @description Owner only. 404 when the e-mail is unknown or the file is not shared with it.
          */
         delete: operations["unshareFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/favourite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Star a file (add it to the caller’s favourites)
+         * @description Anyone who may read the file (owner, editor, viewer; anyone else 404). The record’s `favoritedBy` lists the e-mails of the accounts that starred it, sorted; every reader sees the same list. No event. Starring a starred file changes nothing. An account stars at most TESSERA_ACCOUNT_MAX_FAVOURITES (10000) files: one more is 409 FAVOURITE_LIMIT_REACHED.
+         */
+        put: operations["starFile"];
+        post?: never;
+        /**
+         * Unstar a file (remove it from the caller’s favourites)
+         * @description Anyone who may read the file (owner, editor, viewer; anyone else 404). The record’s `favoritedBy` lists the e-mails of the accounts that starred it, sorted; every reader sees the same list. No event. Unstarring a file that is not starred changes nothing.
+         */
+        delete: operations["unstarFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/dir/favourites/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The files the caller starred, own and shared, each with the caller’s role
+         * @description Only the caller's stars, of files they may still read. In file ID order, at most `limit` (default 1000) per page.
+         */
+        get: operations["listFavouriteFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/live-meetings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Let link visitors join the file’s live sessions, or not
+         * @description Owner only (403 for editors and viewers, 404 for anyone else; a link session may not call it). Sets the record’s `allowLivePublicMeetings` (false for a new file); `__v` and `updated` move when it changes, setting it again changes nothing. Turning it off closes the live connections of the file’s guests on every server process within a second (`closed LIVE_GUESTS_NOT_ALLOWED`); accounts stay. No event.
+         */
+        put: operations["setLiveMeetings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The settings of a file’s link (never its token)
+         * @description Owner only (403 for editors and viewers, 404 for anyone else). 404 LINK_NOT_FOUND when the file has no link.
+         */
+        get: operations["getLink"];
+        put?: never;
+        /**
+         * Share a file by link (viewer rights, optional expiry and password)
+         * @description Owner only (403 for editors and viewers, 404 for anyone else). One link per file: 409 LINK_EXISTS when it has one (rotate or revoke it). The token is answered here and on rotate only. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
+         */
+        post: operations["createLink"];
+        /**
+         * Stop sharing a file by link
+         * @description Owner only (403 for editors and viewers, 404 for anyone else). Every link session of it ends at once. 404 LINK_NOT_FOUND without a link.
+         */
+        delete: operations["revokeLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{id}/link/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new token (and id) for a file’s link; the old one stops at once
+         * @description Owner only (403 for editors and viewers, 404 for anyone else). Keeps the expiry and password. Every link session of the old token ends. 404 LINK_NOT_FOUND without a link.
+         */
+        post: operations["rotateLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a link: its token (and password) for a link session
+         * @description No account needed. 404 LINK_NOT_FOUND (unknown, revoked or rotated token), 410 LINK_EXPIRED, 401 LINK_PASSWORD_REQUIRED, 403 LINK_PASSWORD_WRONG. TESSERA_LINK_OPEN_RATE (20) calls per client address per minute: 429 TOO_MANY_REQUESTS.
+         */
+        post: operations["openLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fresh link session for the one in `x-link-session`
+         * @description Link sessions only (401 LINK_SESSION_MISSING without one). 401 LINK_SESSION_ENDED once the link was revoked or rotated, or its file deleted.
+         */
+        get: operations["renewLinkSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -649,6 +801,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/annotation/reply/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of an annotation's discussion, oldest first
+         * @description At most `limit` replies per page (default and maximum TESSERA_REPLY_PAGE_MAX_ITEMS, 200); pass `nextCursor` as `cursor` for the next page (null on the last). Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes.
+         */
+        get: operations["listReplies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annotation/reply/create/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in an annotation's discussion
+         * @description At most TESSERA_ANNOTATION_MAX_REPLIES (1000) replies per annotation: 409 REPLY_LIMIT_REACHED. Emits annotation_discussion_updated (change reply_created). Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes. Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
+         */
+        post: operations["createReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annotation/reply/update/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a reply (its author only)
+         * @description Sets `edited`. The same text again changes nothing (no event). Emits annotation_discussion_updated (change reply_updated). Only the reply's author, while they may still reply. Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes.
+         */
+        post: operations["updateReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annotation/reply/delete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reply (its author, or the file owner as moderator)
+         * @description The id as JSON body {"_id"} or as query ?_id=. Answers the removed reply. Emits annotation_discussion_updated (change reply_removed). Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes.
+         */
+        delete: operations["deleteReply"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annotation/reply/read/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an annotation's discussion read
+         * @description Moves your read marker to reply `upTo` (its seq; default the newest); it never moves back. Answers the thread as you now see it. Emits nothing. Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes.
+         */
+        post: operations["markRepliesRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/annotation/discussion/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The discussions of a file's annotations, with your unread counts
+         * @description One entry per annotation whose discussion holds a reply and that you may read, oldest annotation first (not paged: at most TESSERA_FILE_MAX_ANNOTATIONS entries). Who may: anyone with a role on the file who may see the annotation (its readPermissions; else 404) reads the discussion when permissions.readDiscussion lets them, and replies when permissions.writeDiscussion does too — viewers included (replying is commenting). Lists hold e-mails or "*"; an empty list restricts nothing; the annotation's author and the file's owner always may. Otherwise 403. A link session (x-link-session) reads the threads of annotations whose readPermissions and readDiscussion are both open to everyone (empty or "*"), and never writes.
+         */
+        get: operations["listDiscussions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/file/configuration/": {
         parameters: {
             query?: never;
@@ -664,14 +936,98 @@ export interface paths {
         put?: never;
         /**
          * Create (no _id) or update (with _id) a configuration
-         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
+         * @description Create: `file` is required; every field not given gets its default; emits configuration_created. Update: fields not given stay; a stale __v answers 409 CONFLICT; locked by another account (POST /file/configuration/lock/): 409 CONFIGURATION_LOCKED; `lockedBy` is ignored (the lock calls set it); sets lastModificationDate and lastModificationAuthor; sending only unchanged values changes nothing (no new revision, no event); emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403). Honours an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): a repeat within TESSERA_IDEMPOTENCY_TTL answers the first answer again with `Idempotent-Replayed: true`; the key with another request is 422 IDEMPOTENCY_KEY_REUSED, while the first still runs 409 IDEMPOTENCY_KEY_IN_USE (with Retry-After), a malformed key 400 INVALID_IDEMPOTENCY_KEY.
          */
         post: operations["saveConfiguration"];
         /**
-         * Delete a configuration
+         * Delete a configuration (locked by another account: 409 CONFIGURATION_LOCKED)
          * @description The id as JSON body {"_id"} or as query ?_id= (neither: 400). Answers the removed record. Emits configuration_removed. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
          */
         delete: operations["deleteConfiguration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/configuration/lock/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock a configuration: nobody else may change or delete it until it is unlocked
+         * @description Who may change the configuration may lock it. Sets `lockedBy` to the caller’s e-mail; locking your own lock again changes nothing. Locked by another account: 409 CONFIGURATION_LOCKED, the detail naming the holder; while locked, their updates and deletes are refused so too (the holder’s pass). Emits configuration_updated {old, new}; `__v` moves, lastModification* do not. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
+         */
+        post: operations["lockConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/configuration/unlock/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release the lock of a configuration
+         * @description The holder or the file’s owner (anyone else who may change it: 403). Sets `lockedBy` to null; an unlocked configuration stays as it is. Emits configuration_updated {old, new}. Needs the owner or editor role to write (viewer: 403; no access to the file: 404). readPermissions and writePermissions hold account e-mails or "*" (empty: no restriction); the author and the file owner always have every right, others need readPermissions to see the configuration (else 404) and writePermissions to change or delete it (403).
+         */
+        post: operations["unlockConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/configuration/{id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thumbnail of a saved view
+         * @description The image as stored, with its Content-Type (image/png or image/webp); 404 when the configuration has none. ETag is its sha256 (If-None-Match answers 304); Cache-Control: private, no-cache (a new thumbnail keeps the URL). Reading takes what reading the configuration takes (the file’s owner, editors, viewers and its link sessions, and the configuration’s readPermissions; else 404); writing what changing it takes (owner or editor: a viewer 403, a link session 403 LINK_READ_ONLY; its writePermissions, else 403; locked by another account: 409 CONFIGURATION_LOCKED). The configuration record does not change (no `__v`, no event); the thumbnail is deleted with the configuration and with its file.
+         */
+        get: operations["getConfigurationThumbnail"];
+        /**
+         * Store the thumbnail of a saved view (PNG or WebP, at most 64 KiB and 1024×1024)
+         * @description The body is the image, sent as image/png or image/webp; it replaces the thumbnail before. More than 65536 bytes: 413 PAYLOAD_TOO_LARGE. Any other Content-Type, bytes that are not a PNG or WebP of the type sent (magic bytes and header), or a header declaring more than 1024×1024: 415 UNSUPPORTED_MEDIA_TYPE. The image is never decoded on the server. Its bytes count toward the file owner’s TESSERA_ACCOUNT_QUOTA_BYTES, whoever stores it (a replacement counts the difference): growing past it is 413 QUOTA_EXCEEDED and nothing is stored. Answers what was stored (its sha256 is the GET's ETag). Reading takes what reading the configuration takes (the file’s owner, editors, viewers and its link sessions, and the configuration’s readPermissions; else 404); writing what changing it takes (owner or editor: a viewer 403, a link session 403 LINK_READ_ONLY; its writePermissions, else 403; locked by another account: 409 CONFIGURATION_LOCKED). The configuration record does not change (no `__v`, no event); the thumbnail is deleted with the configuration and with its file.
+         */
+        put: operations["setConfigurationThumbnail"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/configuration/thumbnails/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which saved views of a file have a thumbnail
+         * @description One entry per configuration of the file that the caller may see and that has a thumbnail, in configuration id order: its id (`configuration`), type, declared size, bytes and sha256 (the ETag of its GET: a changed sha256 is a new picture). A client fetches only these. Reading the file is enough (a link session too). Reading takes what reading the configuration takes (the file’s owner, editors, viewers and its link sessions, and the configuration’s readPermissions; else 404); writing what changing it takes (owner or editor: a viewer 403, a link session 403 LINK_READ_ONLY; its writePermissions, else 403; locked by another account: 409 CONFIGURATION_LOCKED). The configuration record does not change (no `__v`, no event); the thumbnail is deleted with the configuration and with its file.
+         */
+        get: operations["listConfigurationThumbnails"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -686,7 +1042,7 @@ export interface paths {
         };
         /**
          * The optimized GLB of the current revision
-         * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion). Binary glTF 2.0 with EXT_meshopt_compression and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, If-None-Match and a single Range work as for /download.
+         * @description Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY while queued or converting, and after a failed conversion). Binary glTF 2.0 with EXT_meshopt_compression and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, If-None-Match and a single Range work as for /download.
          */
         get: operations["downloadOptimizedFile"];
         put?: never;
@@ -706,7 +1062,7 @@ export interface paths {
         };
         /**
          * The file's scene tree
-         * @description Owner, editors and viewers, once the file is `ready` (409 NOT_READY before). Node IDs are stable for the same input (see docs/conversion.md) and are the IDs scene attributes use.
+         * @description Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY before). Node IDs are stable for the same input (see docs/conversion.md) and are the IDs scene attributes use.
          */
         get: operations["getSceneTree"];
         put?: never;
@@ -1000,6 +1356,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    annotation_discussion_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The annotation_discussion_updated event
+         * @description Sent with `x-service-token` (bcrypt of the secretToken) and Standard Webhooks signature headers. Answer 200 with `Content-Type: application/json` and `{"success": true}`; anything else is retried.
+         */
+        post: operations["onAnnotationDiscussionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     configuration_created: {
         parameters: {
             query?: never;
@@ -1074,7 +1450,7 @@ export interface components {
             title: string;
             detail: string;
             /** @description Stable error code; see the API description for each. */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "LAST_ADMIN" | "TOKEN_REVOKED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "AMBIGUOUS_CREDENTIALS" | "BAD_REQUEST" | "WEAK_SECRET" | "UNKNOWN_NODE" | "INVALID_CURSOR" | "INVALID_CREDENTIALS" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "ACCOUNT_DISABLED" | "SESSION_MISSING" | "SESSION_INVALID" | "SESSION_EXPIRED" | "SESSION_SUPERSEDED" | "SESSION_DELETED" | "NO_LICENSE_AVAILABLE" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_READY" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_FORBIDDEN" | "WEBHOOK_URL_UNRESOLVABLE" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_DISABLED" | "DELIVERY_IN_PROGRESS" | "SCENE_NODE_TOO_LARGE" | "SCENE_FILE_TOO_LARGE" | "SCENE_WRITE_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "CSRF_REJECTED" | "WRONG_PASSWORD" | "STREAM_LIMIT_REACHED" | "LIVE_FILE_FULL" | "LIVE_CONNECTIONS_LIMIT" | "LIVE_GUESTS_NOT_ALLOWED" | "STREAMS_BUSY" | "FILE_ITEMS_LIMIT_REACHED" | "FILE_ITEMS_TOO_LARGE" | "SHARE_LIMIT_REACHED" | "REPLY_LIMIT_REACHED" | "FAVOURITE_LIMIT_REACHED" | "CONFIGURATION_LOCKED" | "QUOTA_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "LAST_ADMIN" | "TOKEN_REVOKED" | "LINK_READ_ONLY" | "LINK_NOT_ALLOWED" | "LINK_PASSWORD_REQUIRED" | "LINK_PASSWORD_WRONG" | "LINK_NOT_FOUND" | "LINK_EXPIRED" | "LINK_SESSION_MISSING" | "LINK_SESSION_INVALID" | "LINK_SESSION_EXPIRED" | "LINK_SESSION_ENDED" | "LINK_EXISTS";
         };
         /** CurrentAccount */
         CurrentAccount: {
@@ -1102,8 +1478,9 @@ export interface components {
                 /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                 role: "viewer" | "editor";
             }[];
+            /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
             isLink: boolean;
-            /** @description always "": files are shared with accounts, not by link */
+            /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
             shareToken: string;
             /** @description bytes of the original upload */
             size: number;
@@ -1126,7 +1503,8 @@ export interface components {
             error: string;
             sceneTreeNames: string[];
             sceneTreeRoots: string[];
-            favoritedBy: unknown[];
+            /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+            favoritedBy: string[];
             /** @description always "file" */
             type: string;
             /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -1153,8 +1531,9 @@ export interface components {
                 /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                 role: "viewer" | "editor";
             }[];
+            /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
             isLink: boolean;
-            /** @description always "": files are shared with accounts, not by link */
+            /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
             shareToken: string;
             /** @description bytes of the original upload */
             size: number;
@@ -1177,7 +1556,8 @@ export interface components {
             error: string;
             sceneTreeNames: string[];
             sceneTreeRoots: string[];
-            favoritedBy: unknown[];
+            /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+            favoritedBy: string[];
             /** @description always "file" */
             type: string;
             /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -1194,7 +1574,7 @@ export interface components {
             role: "owner" | "editor" | "viewer";
             /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
             capabilities: {
-                /** @description read the record, download the original and the GLB, read scene, annotations and views */
+                /** @description read the record, download the original and the GLB, read scene, annotations and views; star it */
                 read: boolean;
                 /** @description POST /scene/attributes (owner, editor) */
                 setAttributes: boolean;
@@ -1229,8 +1609,9 @@ export interface components {
                 /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                 role: "viewer" | "editor";
             }[];
+            /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
             isLink: boolean;
-            /** @description always "": files are shared with accounts, not by link */
+            /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
             shareToken: string;
             /** @description bytes of the original upload */
             size: number;
@@ -1253,7 +1634,8 @@ export interface components {
             error: string;
             sceneTreeNames: string[];
             sceneTreeRoots: string[];
-            favoritedBy: unknown[];
+            /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+            favoritedBy: string[];
             /** @description always "file" */
             type: string;
             /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -1270,7 +1652,7 @@ export interface components {
             role: "viewer" | "editor";
             /** @description what the caller may do with this file (from `role`); not part of the spec’s record */
             capabilities: {
-                /** @description read the record, download the original and the GLB, read scene, annotations and views */
+                /** @description read the record, download the original and the GLB, read scene, annotations and views; star it */
                 read: boolean;
                 /** @description POST /scene/attributes (owner, editor) */
                 setAttributes: boolean;
@@ -1307,6 +1689,18 @@ export interface components {
             /** @description true for the file’s current revision (the first entry) */
             current: boolean;
         };
+        /** LinkSettings */
+        LinkSettings: {
+            /** @description the link’s id (not secret): the owner’s `shareToken` of the file */
+            id: string;
+            fileId: string;
+            /** Format: date-time */
+            created: string;
+            expiresAt: string | null;
+            hasPassword: boolean;
+            /** @description past `expiresAt`: it no longer opens (revoke or rotate it) */
+            expired: boolean;
+        };
         /** Webhook */
         Webhook: {
             /** @enum {string} */
@@ -1315,7 +1709,7 @@ export interface components {
             attributes: {
                 _id: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 /** @description Absolute http(s) URL receiving the POST requests */
                 url: string;
                 /** @description e-mail of the owner */
@@ -1336,7 +1730,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1363,7 +1757,7 @@ export interface components {
             uuid: string;
             webhook: string;
             /** @description Event listened to */
-            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
             /** @description ID of the file the event concerns */
             file: string;
             /** @description pending: waiting for its next attempt; delivering: an attempt is in flight; succeeded; failed: every attempt of the schedule failed (kept for manual retry); paused: the webhook is disabled (sent when it is enabled again or recovered) */
@@ -1386,7 +1780,7 @@ export interface components {
             payload: {
                 file: string;
                 /** @description Event listened to */
-                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 data: unknown;
                 owner: string;
                 runTimestamp: number;
@@ -1458,6 +1852,32 @@ export interface components {
             };
             /** @description revision, incremented on every update */
             __v: number;
+        };
+        /** AnnotationReply */
+        AnnotationReply: {
+            _id: string;
+            annotation: string;
+            file: string;
+            /** @description account e-mail */
+            author: string;
+            text: string;
+            /** @description position in the thread (1, 2, …), never reused */
+            seq: number;
+            /** @description millisecond Unix timestamp */
+            date: number;
+            /** @description when its author last edited it; null if never */
+            edited: number | null;
+        };
+        /** DiscussionState */
+        DiscussionState: {
+            annotation: string;
+            replies: number;
+            /** @description ms of the newest reply */
+            lastReplyAt: number | null;
+            /** @description replies by others past your read marker */
+            unread: number;
+            /** @description seq of the last reply you marked read; 0: none */
+            readUpTo: number;
         };
         /** Configuration */
         Configuration: {
@@ -1663,7 +2083,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1797,8 +2217,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -1830,7 +2261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1906,8 +2337,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -1986,7 +2428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -1997,7 +2439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2088,7 +2530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2099,7 +2541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2171,7 +2613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2193,7 +2635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2262,7 +2704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2273,7 +2715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2339,7 +2781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2350,7 +2792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2419,8 +2861,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -2503,7 +2956,7 @@ export interface operations {
                      *             "text"
                      *           ],
                      *           "favoritedBy": [
-                     *             {}
+                     *             "text"
                      *           ],
                      *           "type": "text",
                      *           "bucket": "text",
@@ -2561,8 +3014,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -2643,7 +3107,7 @@ export interface operations {
                      *             "text"
                      *           ],
                      *           "favoritedBy": [
-                     *             {}
+                     *             "text"
                      *           ],
                      *           "type": "text",
                      *           "bucket": "text",
@@ -2686,8 +3150,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -2777,7 +3252,7 @@ export interface operations {
                      *           "text"
                      *         ],
                      *         "favoritedBy": [
-                     *           {}
+                     *           "text"
                      *         ],
                      *         "type": "text",
                      *         "bucket": "text",
@@ -2816,7 +3291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2827,7 +3302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2838,7 +3313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2849,7 +3324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2949,7 +3424,7 @@ export interface operations {
                      *           "text"
                      *         ],
                      *         "favoritedBy": [
-                     *           {}
+                     *           "text"
                      *         ],
                      *         "type": "text",
                      *         "bucket": "text",
@@ -2988,7 +3463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -2999,7 +3474,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3064,7 +3550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3075,7 +3561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3086,7 +3572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3169,7 +3655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3180,7 +3666,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3270,7 +3767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3281,7 +3778,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3366,7 +3874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3377,7 +3885,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3458,7 +3977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3469,7 +3988,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3480,7 +4010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3575,7 +4105,7 @@ export interface operations {
                      *           "text"
                      *         ],
                      *         "favoritedBy": [
-                     *           {}
+                     *           "text"
                      *         ],
                      *         "type": "text",
                      *         "bucket": "text",
@@ -3614,7 +4144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3625,7 +4155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3636,7 +4166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3647,7 +4177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3748,7 +4278,7 @@ export interface operations {
                      *           "text"
                      *         ],
                      *         "favoritedBy": [
-                     *           {}
+                     *           "text"
                      *         ],
                      *         "type": "text",
                      *         "bucket": "text",
@@ -3787,7 +4317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3798,7 +4328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -3809,11 +4339,1312 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    starFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "queued",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           "text"
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unstarFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "queued",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           "text"
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFavouriteFiles: {
+        parameters: {
+            query?: {
+                /** @description files per page, from 1 (default and maximum 1000) */
+                limit?: string;
+                /** @description a nextCursor from the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "files": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "parent": "text",
+                     *           "key": "text",
+                     *           "name": "text",
+                     *           "owner": "text",
+                     *           "user": "text",
+                     *           "roles": [
+                     *             {
+                     *               "email": "text",
+                     *               "role": "viewer"
+                     *             }
+                     *           ],
+                     *           "isLink": true,
+                     *           "shareToken": "text",
+                     *           "size": 1,
+                     *           "created": "2026-01-15T09:30:00.000Z",
+                     *           "updated": "2026-01-15T09:30:00.000Z",
+                     *           "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *           "attributes": {
+                     *             "0": {}
+                     *           },
+                     *           "allowLivePublicMeetings": true,
+                     *           "state": "queued",
+                     *           "error": "text",
+                     *           "sceneTreeNames": [
+                     *             "text"
+                     *           ],
+                     *           "sceneTreeRoots": [
+                     *             "text"
+                     *           ],
+                     *           "favoritedBy": [
+                     *             "text"
+                     *           ],
+                     *           "type": "text",
+                     *           "bucket": "text",
+                     *           "__v": 1,
+                     *           "progress": 0,
+                     *           "thumbnailUrl": "text",
+                     *           "revisionNumber": 1,
+                     *           "role": "owner",
+                     *           "capabilities": {
+                     *             "read": true,
+                     *             "setAttributes": true,
+                     *             "annotate": true,
+                     *             "saveViews": true,
+                     *             "share": true,
+                     *             "uploadRevision": true,
+                     *             "delete": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        files: components["schemas"]["FileView"][];
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setLiveMeetings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allow": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: visitors with the file’s link may join its live sessions; false: they may not */
+                    allow: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "file": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "parent": "text",
+                     *         "key": "text",
+                     *         "name": "text",
+                     *         "owner": "text",
+                     *         "user": "text",
+                     *         "roles": [
+                     *           {
+                     *             "email": "text",
+                     *             "role": "viewer"
+                     *           }
+                     *         ],
+                     *         "isLink": true,
+                     *         "shareToken": "text",
+                     *         "size": 1,
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "updated": "2026-01-15T09:30:00.000Z",
+                     *         "revisionDate": "2026-01-15T09:30:00.000Z",
+                     *         "attributes": {
+                     *           "0": {}
+                     *         },
+                     *         "allowLivePublicMeetings": true,
+                     *         "state": "queued",
+                     *         "error": "text",
+                     *         "sceneTreeNames": [
+                     *           "text"
+                     *         ],
+                     *         "sceneTreeRoots": [
+                     *           "text"
+                     *         ],
+                     *         "favoritedBy": [
+                     *           "text"
+                     *         ],
+                     *         "type": "text",
+                     *         "bucket": "text",
+                     *         "__v": 1,
+                     *         "progress": 0,
+                     *         "thumbnailUrl": "text",
+                     *         "revisionNumber": 1,
+                     *         "role": "owner",
+                     *         "capabilities": {
+                     *           "read": true,
+                     *           "setAttributes": true,
+                     *           "annotate": true,
+                     *           "saveViews": true,
+                     *           "share": true,
+                     *           "uploadRevision": true,
+                     *           "delete": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        file: components["schemas"]["FileView"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "link": {
+                     *         "id": "text",
+                     *         "fileId": "text",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *         "hasPassword": true,
+                     *         "expired": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        link: components["schemas"]["LinkSettings"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                 *       "password": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description when the link stops opening (future, at most a year ahead); null or absent: never */
+                    expiresAt?: string | null;
+                    /** @description asked of everyone who opens the link (4–256 characters); null or absent: none */
+                    password?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "link": {
+                     *         "id": "text",
+                     *         "fileId": "text",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *         "hasPassword": true,
+                     *         "expired": true
+                     *       },
+                     *       "token": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        link: components["schemas"]["LinkSettings"];
+                        /** @description the link token, answered only here (the server keeps its hash): the link is `<console origin>/#/link/<token>`. null in a replay of an Idempotency-Key: rotate for a new one */
+                        token: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "link": {
+                     *         "id": "text",
+                     *         "fileId": "text",
+                     *         "created": "2026-01-15T09:30:00.000Z",
+                     *         "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *         "hasPassword": true,
+                     *         "expired": true
+                     *       },
+                     *       "token": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        link: components["schemas"]["LinkSettings"];
+                        /** @description the link token, answered only here (the server keeps its hash): the link is `<console origin>/#/link/<token>`. null in a replay of an Idempotency-Key: rotate for a new one */
+                        token: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "text",
+                 *       "password": "text"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "linkSession": "text",
+                     *       "fileId": "text",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "linkExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "allowLivePublicMeetings": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description RS256 JWT: send it as `x-link-session` on read calls */
+                        linkSession: string;
+                        fileId: string;
+                        /**
+                         * Format: date-time
+                         * @description when this link session ends (renew before: GET /links/session)
+                         */
+                        expiresAt: string;
+                        /** @description when the link itself stops opening; null: never */
+                        linkExpiresAt: string | null;
+                        allowLivePublicMeetings: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone: a problem document with `code` `LINK_EXPIRED` */
+            410: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    renewLinkSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "linkSession": "text",
+                     *       "fileId": "text",
+                     *       "expiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "linkExpiresAt": "2026-01-15T09:30:00.000Z",
+                     *       "allowLivePublicMeetings": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description RS256 JWT: send it as `x-link-session` on read calls */
+                        linkSession: string;
+                        fileId: string;
+                        /**
+                         * Format: date-time
+                         * @description when this link session ends (renew before: GET /links/session)
+                         */
+                        expiresAt: string;
+                        /** @description when the link itself stops opening; null: never */
+                        linkExpiresAt: string | null;
+                        allowLivePublicMeetings: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3889,8 +5720,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -3934,7 +5776,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description Event listened to */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
                     url: string;
                     /** @description 16 to 256 characters, not guessable in its first 72 bytes and without invisible characters (WEAK_SECRET); kept secret, never returned. Omitted: the server generates one (whsec_ + base64 of 32 random bytes) and answers it once, in this call’s `secretToken` */
                     secretToken?: string;
@@ -3990,7 +5832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4001,7 +5843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4012,7 +5854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4045,7 +5887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4131,7 +5973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4142,7 +5984,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4207,7 +6060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4218,7 +6071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4229,7 +6082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4240,7 +6093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4345,7 +6198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4356,7 +6209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4367,7 +6220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4400,7 +6253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4501,7 +6354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4512,7 +6365,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4615,7 +6479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4626,7 +6490,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4709,7 +6584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4720,7 +6595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4731,7 +6606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4742,7 +6617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4825,7 +6700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4836,7 +6711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4847,7 +6722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4951,7 +6826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4962,7 +6837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4973,7 +6848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4984,7 +6859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -4995,7 +6870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5085,7 +6960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5096,7 +6971,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5193,7 +7079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5204,7 +7090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5215,7 +7101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5434,7 +7320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5445,7 +7331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5456,7 +7342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5467,7 +7353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5686,7 +7572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5697,7 +7583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5708,7 +7594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5719,7 +7605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5849,7 +7735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5860,7 +7746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5871,7 +7757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -5999,7 +7885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6010,8 +7896,684 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReplies: {
+        parameters: {
+            query: {
+                annotation: string;
+                /** @description replies per page, from 1; default and maximum TESSERA_REPLY_PAGE_MAX_ITEMS (200) */
+                limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "replies": [
+                     *         {
+                     *           "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "author": "text",
+                     *           "text": "text",
+                     *           "seq": 1,
+                     *           "date": 1,
+                     *           "edited": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        replies: components["schemas"]["AnnotationReply"][];
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createReply: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any 1–255 printable ASCII characters, e.g. a UUID; see docs/api.md. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "text": "text"
+                 *     }
+                 */
+                "application/json": {
+                    annotation: string;
+                    /** @description the reply, 1–4000 characters, not only white space */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "reply": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "author": "text",
+                     *         "text": "text",
+                     *         "seq": 1,
+                     *         "date": 1,
+                     *         "edited": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        reply: components["schemas"]["AnnotationReply"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "text": "text"
+                 *     }
+                 */
+                "application/json": {
+                    _id: string;
+                    /** @description the reply, 1–4000 characters, not only white space */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "reply": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "author": "text",
+                     *         "text": "text",
+                     *         "seq": 1,
+                     *         "date": 1,
+                     *         "edited": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        reply: components["schemas"]["AnnotationReply"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteReply: {
+        parameters: {
+            query?: {
+                _id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *     }
+                 */
+                "application/json": {
+                    _id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "reply": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "author": "text",
+                     *         "text": "text",
+                     *         "seq": 1,
+                     *         "date": 1,
+                     *         "edited": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        reply: components["schemas"]["AnnotationReply"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markRepliesRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "upTo": 0
+                 *     }
+                 */
+                "application/json": {
+                    annotation: string;
+                    /** @description seq of the last reply read; default: the newest */
+                    upTo?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "discussion": {
+                     *         "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "replies": 0,
+                     *         "lastReplyAt": 1,
+                     *         "unread": 0,
+                     *         "readUpTo": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        discussion: components["schemas"]["DiscussionState"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDiscussions: {
+        parameters: {
+            query: {
+                file: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "discussions": [
+                     *         {
+                     *           "annotation": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "replies": 0,
+                     *           "lastReplyAt": 1,
+                     *           "unread": 0,
+                     *           "readUpTo": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        discussions: components["schemas"]["DiscussionState"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -6137,7 +8699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6148,7 +8710,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6263,7 +8836,7 @@ export interface operations {
                     /** @description on update: if given, must be the current revision (else 409) */
                     __v?: number;
                     name?: string;
-                    /** @description advisory: stored and returned as sent */
+                    /** @description ignored: only POST /file/configuration/lock/ and /unlock/ set it (accepted so that a record read and sent back whole saves) */
                     lockedBy?: null | string;
                     /** Format: date-time */
                     lastActivationDate?: string;
@@ -6398,7 +8971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6409,7 +8982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6420,7 +8993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6431,7 +9004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6582,7 +9155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6593,7 +9166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6604,7 +9177,373 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    lockConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the configuration */
+                    _id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "configuration": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b202",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample configuration",
+                     *         "author": "alice@example.com",
+                     *         "lastModificationAuthor": null,
+                     *         "lockedBy": null,
+                     *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                     *         "date": 1768469400000,
+                     *         "disableCamera": false,
+                     *         "cameraPosition": [],
+                     *         "cameraType": null,
+                     *         "environmentFile": null,
+                     *         "environmentBrightness": 1,
+                     *         "environmentOrientation": 0,
+                     *         "layersEnabled": false,
+                     *         "enabledLayers": [],
+                     *         "behaviorsEnabled": false,
+                     *         "enabledBehaviors": [],
+                     *         "enabledEffects": [],
+                     *         "transparencyEffectParameters": {
+                     *           "alphaCoefficient": 0.5,
+                     *           "_id": "665f1c2e8a4b3c0012a1b203"
+                     *         },
+                     *         "explodedViewDistance": null,
+                     *         "explodedViewEnabled": false,
+                     *         "environmentEnabled": false,
+                     *         "skyboxEnabled": false,
+                     *         "iblEnabled": false,
+                     *         "upVector": "Y+",
+                     *         "zNear": 0.1,
+                     *         "cameraFoVIndex": 0,
+                     *         "activeOnStart": false,
+                     *         "modifiersEnabled": false,
+                     *         "modifiers": [],
+                     *         "sceneEnabled": true,
+                     *         "rememberSelection": false,
+                     *         "sceneTree": 0,
+                     *         "selectedNodes": [],
+                     *         "autosaveCameraPosition": false,
+                     *         "collaborationEnabled": false,
+                     *         "collaborativeAvatarsEnabled": false,
+                     *         "collaborativeSelectionEnabled": false,
+                     *         "enabledClippingPlanes": [],
+                     *         "clippingPlanesEnabled": false,
+                     *         "enabledQuotations": [],
+                     *         "quotationsEnabled": false,
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "__v": 0,
+                     *         "renderMode": "phong"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        configuration: components["schemas"]["Configuration"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
+            409: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unlockConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "_id": "665f1c2e8a4b3c0012a1b2c3"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the configuration */
+                    _id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "configuration": {
+                     *         "_id": "665f1c2e8a4b3c0012a1b202",
+                     *         "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *         "name": "Sample configuration",
+                     *         "author": "alice@example.com",
+                     *         "lastModificationAuthor": null,
+                     *         "lockedBy": null,
+                     *         "lastActivationDate": "2026-01-15T09:30:00.000Z",
+                     *         "date": 1768469400000,
+                     *         "disableCamera": false,
+                     *         "cameraPosition": [],
+                     *         "cameraType": null,
+                     *         "environmentFile": null,
+                     *         "environmentBrightness": 1,
+                     *         "environmentOrientation": 0,
+                     *         "layersEnabled": false,
+                     *         "enabledLayers": [],
+                     *         "behaviorsEnabled": false,
+                     *         "enabledBehaviors": [],
+                     *         "enabledEffects": [],
+                     *         "transparencyEffectParameters": {
+                     *           "alphaCoefficient": 0.5,
+                     *           "_id": "665f1c2e8a4b3c0012a1b203"
+                     *         },
+                     *         "explodedViewDistance": null,
+                     *         "explodedViewEnabled": false,
+                     *         "environmentEnabled": false,
+                     *         "skyboxEnabled": false,
+                     *         "iblEnabled": false,
+                     *         "upVector": "Y+",
+                     *         "zNear": 0.1,
+                     *         "cameraFoVIndex": 0,
+                     *         "activeOnStart": false,
+                     *         "modifiersEnabled": false,
+                     *         "modifiers": [],
+                     *         "sceneEnabled": true,
+                     *         "rememberSelection": false,
+                     *         "sceneTree": 0,
+                     *         "selectedNodes": [],
+                     *         "autosaveCameraPosition": false,
+                     *         "collaborationEnabled": false,
+                     *         "collaborativeAvatarsEnabled": false,
+                     *         "collaborativeSelectionEnabled": false,
+                     *         "enabledClippingPlanes": [],
+                     *         "clippingPlanesEnabled": false,
+                     *         "enabledQuotations": [],
+                     *         "quotationsEnabled": false,
+                     *         "readPermissions": [],
+                     *         "writePermissions": [],
+                     *         "__v": 0,
+                     *         "renderMode": "phong"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        configuration: components["schemas"]["Configuration"];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6628,6 +9567,323 @@ export interface operations {
             };
             /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
             415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConfigurationThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description The entity tag of the bytes (for If-None-Match) */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setConfigurationThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "thumbnail": {
+                     *         "contentType": "image/png",
+                     *         "width": 1,
+                     *         "height": 1,
+                     *         "size": 1,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        thumbnail: {
+                            contentType: "image/png" | "image/webp";
+                            width: number;
+                            height: number;
+                            size: number;
+                            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                            sha256: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
+            404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listConfigurationThumbnails: {
+        parameters: {
+            query: {
+                file: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "thumbnails": [
+                     *         {
+                     *           "configuration": "text",
+                     *           "contentType": "image/png",
+                     *           "width": 1,
+                     *           "height": 1,
+                     *           "size": 1,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        thumbnails: {
+                            configuration: string;
+                            contentType: "image/png" | "image/webp";
+                            width: number;
+                            height: number;
+                            size: number;
+                            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                            sha256: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
@@ -6709,7 +9965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6720,7 +9976,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6731,7 +9998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6822,7 +10089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6833,7 +10100,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6844,7 +10122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6926,7 +10204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -6937,7 +10215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7028,7 +10306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7039,7 +10317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7050,7 +10328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN` */
+            /** @description Conflict: a problem document with `code` `CONFLICT`, `NOT_READY`, `WEBHOOK_LIMIT_REACHED`, `WEBHOOK_DISABLED`, `DELIVERY_IN_PROGRESS`, `FILE_ITEMS_LIMIT_REACHED`, `SHARE_LIMIT_REACHED`, `REPLY_LIMIT_REACHED`, `FAVOURITE_LIMIT_REACHED`, `CONFIGURATION_LOCKED`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_ADMIN`, `LINK_EXISTS` */
             409: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7158,7 +10436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7169,7 +10447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7180,7 +10458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND` */
+            /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7288,7 +10566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7299,7 +10577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7339,7 +10617,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description The kind of event to send (400 VALIDATION_FAILED for another name) */
-                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                    event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
                 };
             };
         };
@@ -7369,7 +10647,7 @@ export interface operations {
                         testEvent: {
                             /** @description The event id: the stream’s `id:` line */
                             _id: string;
-                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "configuration_created" | "configuration_updated" | "configuration_removed";
+                            event: "attribute_updated" | "file_uploaded" | "file_optimized" | "file_optimization_failed" | "file_shared" | "file_unshared" | "annotation_created" | "annotation_updated" | "annotation_removed" | "annotation_discussion_updated" | "configuration_created" | "configuration_updated" | "configuration_removed";
                             /** @description The sample’s made-up file id (names no file) */
                             file: string;
                             /**
@@ -7392,7 +10670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7403,7 +10681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
             403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7488,7 +10766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED` */
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
             401: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7499,7 +10777,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `STREAMS_BUSY` */
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
             429: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
@@ -7687,8 +10976,9 @@ export interface operations {
                             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                             role: "viewer" | "editor";
                         }[];
+                        /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
                         isLink: boolean;
-                        /** @description always "": files are shared with accounts, not by link */
+                        /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
                         shareToken: string;
                         /** @description bytes of the original upload */
                         size: number;
@@ -7711,7 +11001,8 @@ export interface operations {
                         error: string;
                         sceneTreeNames: string[];
                         sceneTreeRoots: string[];
-                        favoritedBy: unknown[];
+                        /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+                        favoritedBy: string[];
                         /** @description always "file" */
                         type: string;
                         /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -7813,8 +11104,9 @@ export interface operations {
                             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                             role: "viewer" | "editor";
                         }[];
+                        /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
                         isLink: boolean;
-                        /** @description always "": files are shared with accounts, not by link */
+                        /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
                         shareToken: string;
                         /** @description bytes of the original upload */
                         size: number;
@@ -7837,7 +11129,8 @@ export interface operations {
                         error: string;
                         sceneTreeNames: string[];
                         sceneTreeRoots: string[];
-                        favoritedBy: unknown[];
+                        /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+                        favoritedBy: string[];
                         /** @description always "file" */
                         type: string;
                         /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -7934,8 +11227,9 @@ export interface operations {
                             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                             role: "viewer" | "editor";
                         }[];
+                        /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
                         isLink: boolean;
-                        /** @description always "": files are shared with accounts, not by link */
+                        /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
                         shareToken: string;
                         /** @description bytes of the original upload */
                         size: number;
@@ -7958,7 +11252,8 @@ export interface operations {
                         error: string;
                         sceneTreeNames: string[];
                         sceneTreeRoots: string[];
-                        favoritedBy: unknown[];
+                        /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+                        favoritedBy: string[];
                         /** @description always "file" */
                         type: string;
                         /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -8065,8 +11360,9 @@ export interface operations {
                             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                             role: "viewer" | "editor";
                         }[];
+                        /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
                         isLink: boolean;
-                        /** @description always "": files are shared with accounts, not by link */
+                        /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
                         shareToken: string;
                         /** @description bytes of the original upload */
                         size: number;
@@ -8089,7 +11385,8 @@ export interface operations {
                         error: string;
                         sceneTreeNames: string[];
                         sceneTreeRoots: string[];
-                        favoritedBy: unknown[];
+                        /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+                        favoritedBy: string[];
                         /** @description always "file" */
                         type: string;
                         /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -8191,8 +11488,9 @@ export interface operations {
                             /** @description viewer: read and download; editor: also write attributes, annotations, configurations */
                             role: "viewer" | "editor";
                         }[];
+                        /** @description true in the answers to a guest who reads the file through its link (a link session); false for accounts and in every event */
                         isLink: boolean;
-                        /** @description always "": files are shared with accounts, not by link */
+                        /** @description the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, in every event, and when the file has no link */
                         shareToken: string;
                         /** @description bytes of the original upload */
                         size: number;
@@ -8215,7 +11513,8 @@ export interface operations {
                         error: string;
                         sceneTreeNames: string[];
                         sceneTreeRoots: string[];
-                        favoritedBy: unknown[];
+                        /** @description e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of the file: a revoked share takes its star along. Every reader sees the same list */
+                        favoritedBy: string[];
                         /** @description always "file" */
                         type: string;
                         /** @description the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host */
@@ -8689,6 +11988,94 @@ export interface operations {
                         };
                         /** @description revision, incremented on every update */
                         __v: number;
+                    };
+                    /** @description e-mail of the webhook owner */
+                    owner: string;
+                    /** @description ms Unix timestamp of the trigger */
+                    runTimestamp: number;
+                    /**
+                     * Format: uuid
+                     * @description ID of this delivery, stable across retries
+                     */
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: `{"success": true}` as application/json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAnnotationDiscussionUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *       "event": "annotation_discussion_updated",
+                 *       "data": {
+                 *         "annotation": "665f1c2e8a4b3c0012a1b200",
+                 *         "change": "reply_created",
+                 *         "reply": {
+                 *           "_id": "665f1c2e8a4b3c0012a1b201",
+                 *           "annotation": "665f1c2e8a4b3c0012a1b200",
+                 *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                 *           "author": "alice@example.com",
+                 *           "text": "Sample reply, sent by POST /webhook/:id/test",
+                 *           "seq": 1,
+                 *           "date": 1768469400000,
+                 *           "edited": null
+                 *         },
+                 *         "discussion": {
+                 *           "replies": 1,
+                 *           "lastReplyAt": 1768469400000
+                 *         }
+                 *       },
+                 *       "owner": "text",
+                 *       "runTimestamp": 1,
+                 *       "uuid": "text"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ID of the file the event concerns */
+                    file: string;
+                    /** @constant */
+                    event: "annotation_discussion_updated";
+                    data: {
+                        annotation: string;
+                        change: "reply_created" | "reply_updated" | "reply_removed";
+                        /** AnnotationReply */
+                        reply: {
+                            _id: string;
+                            annotation: string;
+                            file: string;
+                            /** @description account e-mail */
+                            author: string;
+                            text: string;
+                            /** @description position in the thread (1, 2, …), never reused */
+                            seq: number;
+                            /** @description millisecond Unix timestamp */
+                            date: number;
+                            /** @description when its author last edited it; null if never */
+                            edited: number | null;
+                        };
+                        discussion: {
+                            /** @description replies in the thread now */
+                            replies: number;
+                            /** @description date of the newest reply; null if none */
+                            lastReplyAt: number | null;
+                        };
                     };
                     /** @description e-mail of the webhook owner */
                     owner: string;

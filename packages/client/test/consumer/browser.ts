@@ -35,6 +35,7 @@ export function subject(event: WebhookEventName): 'file' | 'attribute' | 'annota
     case 'annotation_created':
     case 'annotation_updated':
     case 'annotation_removed':
+    case 'annotation_discussion_updated':
       return 'annotation'
     case 'configuration_created':
     case 'configuration_updated':

@@ -3,7 +3,7 @@
 // goes through the SDK's typed client (types generated from openapi.json), with the SDK's errors,
 // keep-alive and sign-out. What a page adds on top: one place that notices a lost session, from any
 // call, and tells the app (its banner offers to take it back).
-import { type Tessera, TesseraError } from '@tessera/client'
+import { type Tessera, TesseraError, type TesseraLink } from '@tessera/client'
 
 export { TesseraError as ApiError }
 
@@ -44,9 +44,14 @@ export function isMissingRoute(error: unknown): boolean {
   return error instanceof TesseraError && error.status === 404 && error.code === 'ROUTE_NOT_FOUND'
 }
 
+/** What reads a file (the viewer's calls): an account's connection, or a guest's through a link. */
+export type Reader = Pick<Tessera, 'files' | 'attributes' | 'annotations' | 'configurations' | 'discussions'>
+
 export class Connection {
   /** The signed-in connection, or null. */
   tessera: Tessera | null = null
+  /** A guest's read-only connection through a link (`/#/link/<token>`), or null. */
+  guest: TesseraLink | null = null
   /** Set when a call found the session gone; cleared when a new session is taken. */
   lost: SessionLostCode | null = null
   readonly #listeners = new Set<(code: SessionLostCode) => void>()
@@ -65,6 +70,11 @@ export class Connection {
   get signedIn(): Tessera {
     if (this.tessera) return this.tessera
     throw new TesseraError({ status: 401, code: 'SESSION_MISSING', detail: 'Not signed in.' })
+  }
+
+  /** Who reads files: the guest's link when the page was opened through one, else the account. */
+  get reader(): Reader {
+    return this.guest ?? this.signedIn
   }
 
   onSessionLost(listener: (code: SessionLostCode) => void): () => void {

@@ -41,8 +41,24 @@ export class Files {
     return (await this.#connection.signedIn.files.shared()).files
   }
 
+  /** The files I starred, own and shared, each with my role (GET /file/dir/favourites/, every page). */
+  listFavourites(): Promise<FileRecord[]> {
+    return this.#connection.signedIn.files.listFavourites().toArray()
+  }
+
+  /** Stars (`on`) or unstars a file I may read; answers the file with its new `favoritedBy`. */
+  setFavourite(id: string, on: boolean): Promise<FileRecord> {
+    const files = this.#connection.signedIn.files
+    return on ? files.star(id) : files.unstar(id)
+  }
+
+  /** Owner only: whether the file's link visitors may join its live sessions (`allowLivePublicMeetings`). */
+  setLiveMeetings(id: string, allow: boolean): Promise<FileRecord> {
+    return this.#connection.signedIn.files.setLiveMeetings(id, allow)
+  }
+
   getFile(id: string): Promise<FileRecord> {
-    return this.#connection.signedIn.files.get(id)
+    return this.#connection.reader.files.get(id)
   }
 
   /** The file's revisions, newest first (GET /file/:id/revisions). */
@@ -100,7 +116,7 @@ export class Files {
     onProgress?: (p: UploadProgress) => void,
     signal?: AbortSignal,
   ): Promise<ArrayBuffer> {
-    const files = this.#connection.signedIn.files
+    const files = this.#connection.reader.files
     const options = {
       ...(signal ? { signal } : {}),
       onProgress: (p: { loaded: number; total: number | undefined }) =>

@@ -18,12 +18,12 @@ export class Scene {
   }
 
   sceneTree(file: string): Promise<SceneNode[]> {
-    return this.#connection.signedIn.files.sceneTree(file)
+    return this.#connection.reader.files.sceneTree(file)
   }
 
   /** Every node's attributes, following `nextCursor` pages. */
   attributes(file: string): Promise<Record<string, Attributes>> {
-    return this.#connection.signedIn.attributes.all(file)
+    return this.#connection.reader.attributes.all(file)
   }
 
   /** Merge per attribute: a `null` value removes that attribute. */
@@ -35,7 +35,7 @@ export class Scene {
   }
 
   annotations(file: string): Promise<Annotation[]> {
-    return this.#connection.signedIn.annotations.list(file)
+    return this.#connection.reader.annotations.list(file)
   }
 
   createAnnotation(fields: AnnotationFields & { file: string; name: string }): Promise<Annotation> {
@@ -51,7 +51,7 @@ export class Scene {
   }
 
   configurations(file: string): Promise<Configuration[]> {
-    return this.#connection.signedIn.configurations.list(file)
+    return this.#connection.reader.configurations.list(file)
   }
 
   /** Create (no `_id`) or update (with `_id`) a saved view. */
@@ -61,5 +61,27 @@ export class Scene {
 
   async deleteConfiguration(id: string): Promise<void> {
     await this.#connection.signedIn.configurations.delete(id)
+  }
+
+  /** Stores a saved view's thumbnail (PNG or WebP, at most 64 KiB); the record does not change. */
+  async setViewThumbnail(id: string, image: Blob): Promise<void> {
+    await this.#connection.signedIn.configurations.setThumbnail(id, image)
+  }
+
+  /** The sha256 of each saved view's thumbnail, by view id (views without one are absent). */
+  async viewThumbnails(file: string): Promise<Map<string, string>> {
+    const entries = await this.#connection.reader.configurations.thumbnails(file)
+    return new Map(entries.map((e) => [e.configuration, e.sha256]))
+  }
+
+  /** A saved view's thumbnail (a link's guest too); 404 NOT_FOUND when it has none. */
+  viewThumbnail(id: string): Promise<Blob> {
+    return this.#connection.reader.configurations.thumbnail(id)
+  }
+
+  /** Locks (`on`) a saved view for me, or releases its lock (its holder or the file's owner). */
+  setViewLock(id: string, on: boolean): Promise<Configuration> {
+    const configurations = this.#connection.signedIn.configurations
+    return on ? configurations.lock(id) : configurations.unlock(id)
   }
 }

@@ -15,8 +15,10 @@ import type {
 
 export type {
   Annotation,
+  AnnotationReply,
   Configuration,
   DeliveryStatus,
+  DiscussionState,
   FileRevision,
   SceneNode,
 } from '@tessera/client'
@@ -69,6 +71,7 @@ export const WEBHOOK_EVENTS = [
   'annotation_created',
   'annotation_updated',
   'annotation_removed',
+  'annotation_discussion_updated',
   'configuration_created',
   'configuration_updated',
   'configuration_removed',

@@ -21,6 +21,8 @@ export interface FileAccess {
   /** My e-mail, lower-case as the server stores list entries. */
   me: string
   isOwner: boolean
+  /** Reading through a link: no account, so never writing (a reply included). */
+  guest: boolean
 }
 
 const NOTHING: FileCapabilities = {
@@ -37,9 +39,19 @@ const NOTHING: FileCapabilities = {
 export function accessOf(file: FileRecord | null): FileAccess {
   const me = (client.session.identity?.email ?? '').toLowerCase()
   if (!file)
-    return { capabilities: NOTHING, reason: 'Checking what you may do with this file…', me, isOwner: false }
-  const reason = file.role === 'viewer' ? `View only — shared with you as viewer by ${file.owner}.` : ''
-  return { capabilities: file.capabilities, reason, me, isOwner: file.role === 'owner' }
+    return {
+      capabilities: NOTHING,
+      reason: 'Checking what you may do with this file…',
+      me,
+      isOwner: false,
+      guest: false,
+    }
+  const reason = file.isLink
+    ? 'View only — you are viewing through a link.'
+    : file.role === 'viewer'
+      ? `View only — shared with you as viewer by ${file.owner}.`
+      : ''
+  return { capabilities: file.capabilities, reason, me, isOwner: file.role === 'owner', guest: file.isLink }
 }
 
 /** The server's listAllows, bypassed by the author and the file's owner. */
@@ -89,4 +101,23 @@ export function viewWritable(v: Configuration, access: FileAccess): boolean {
   if (!access.capabilities.saveViews) return false
   const allows = listCheck(access, v.author)
   return allows(v.readPermissions) && allows(v.writePermissions)
+}
+
+export interface DiscussionRights {
+  read: boolean
+  /** May reply (viewers too: replying is commenting). */
+  write: boolean
+  /** The file's owner: may delete any reply (moderation). */
+  moderate: boolean
+}
+
+/**
+ * What I may do with an annotation's discussion (server: modules/discussions/access.ts): read it
+ * when its readDiscussion allows me, reply when writeDiscussion does too, whatever my file role.
+ */
+export function discussionRights(a: Annotation, access: FileAccess): DiscussionRights {
+  const allows = listCheck(access, a.author)
+  const read = allows(a.readPermissions) && allows(a.permissions.readDiscussion)
+  const write = read && !access.guest && allows(a.permissions.writeDiscussion)
+  return { read, write, moderate: access.isOwner }
 }

@@ -7,6 +7,7 @@ import { Notice } from '../ui/notice.tsx'
 import { type Act, useAction } from '../ui/use-action.ts'
 import type { CameraState, Vec3 } from '../viewer/engine.ts'
 import { type AnnotationRights, annotationRights, type FileAccess } from './access.ts'
+import { ReplyCount, Thread, useDiscussions } from './discussion.tsx'
 import { type Deletion, useDeferredDelete } from './undo.tsx'
 
 /** What the console stores in `targets[0]`: the picked point, its node and where the camera looked. */
@@ -148,6 +149,7 @@ function ItemButtons(props: {
 
 function AnnotationItem(props: {
   annotation: Annotation
+  discussion: ReturnType<typeof useDiscussions>
   active: boolean
   editing: boolean
   access: FileAccess
@@ -177,10 +179,19 @@ function AnnotationItem(props: {
             {a.name || '(hidden title)'}
           </button>
           {props.active && a.content && <p class="content">{a.content}</p>}
+          <ReplyCount thread={props.discussion.threads.get(a._id)} />
           <span class="meta">{a.author}</span>
           <ItemButtons {...props} rights={rights} />
           {props.access.capabilities.annotate && rights.reason && (
             <span class="meta why">{rights.reason}</span>
+          )}
+          {props.active && (
+            <Thread
+              annotation={a}
+              access={props.access}
+              tick={props.discussion.tick}
+              onRead={props.discussion.reload}
+            />
           )}
         </>
       )}
@@ -203,6 +214,7 @@ export function AnnotationsPanel(props: {
   const [editing, setEditing] = useState<string | null>(null)
   const action = useAction()
   const undo = useDeferredDelete(props.onChanged)
+  const discussion = useDiscussions(props.file)
   const shown = props.annotations.filter((a) => !undo.isHidden(a._id))
   const { capabilities, reason } = props.access
 
@@ -233,6 +245,7 @@ export function AnnotationsPanel(props: {
             <AnnotationItem
               key={a._id}
               annotation={a}
+              discussion={discussion}
               active={props.active === a._id}
               editing={editing === a._id}
               access={props.access}

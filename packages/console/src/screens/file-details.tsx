@@ -6,6 +6,8 @@ import { linkClick } from '../router.ts'
 import { Notice } from '../ui/notice.tsx'
 import { useAction } from '../ui/use-action.ts'
 import { formatBytes, formatDate } from '../util.ts'
+import { StarButton } from './file-list.tsx'
+import { LinkSharing } from './link-share.tsx'
 import { Revisions } from './revisions.tsx'
 
 type Act = (work: () => Promise<unknown>, done?: string) => Promise<void>
@@ -34,6 +36,8 @@ function Facts(props: { file: FileRecord; isOwner: boolean }) {
       </dd>
       <dt>Owner</dt>
       <dd>{props.isOwner ? 'you' : f.owner}</dd>
+      <dt>Starred by</dt>
+      <dd data-testid="starred-by">{f.favoritedBy.length === 0 ? 'nobody yet' : f.favoritedBy.join(', ')}</dd>
       {f.role !== 'owner' && (
         <>
           <dt>Your role</dt>
@@ -213,6 +217,7 @@ export function FileDetails(props: {
   onChanged: () => void
   onDeleted: () => void
   onUpload: (file: File) => void
+  onStar: (on: boolean) => void
 }) {
   const f = props.file
   const me = client.session.identity?.email.toLowerCase()
@@ -232,6 +237,7 @@ export function FileDetails(props: {
     <aside class="details" aria-label={`Details of ${f.name}`}>
       <header>
         <h2 title={f.name}>{f.name}</h2>
+        <StarButton file={f} onStar={props.onStar} label="Favourite" />
         <button type="button" class="ghost small" aria-label="Close details" onClick={props.onClose}>
           ✕
         </button>
@@ -240,6 +246,7 @@ export function FileDetails(props: {
       <Buttons file={f} isOwner={isOwner} act={act} onUpload={props.onUpload} onDeleted={props.onDeleted} />
       <Revisions file={f} />
       {isOwner && <Sharing file={f} act={act} />}
+      {isOwner && <LinkSharing file={f} onChanged={props.onChanged} />}
       <div ref={outcome}>
         <Notice kind="success" message={action.message} />
         <Notice kind="error" message={action.error} />

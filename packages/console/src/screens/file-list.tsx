@@ -3,7 +3,7 @@
 // the name alone, its status and size are separate cells it points to with aria-describedby, so a
 // screen reader says "Pterosaur.stl, button, Ready, 9.6 MB" rather than the texts run together.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { FileRecord, Folder } from '../api/index.ts'
+import { client, type FileRecord, type Folder } from '../api/index.ts'
 import { folderUrl, linkClick } from '../router.ts'
 import { formatBytes, formatDate } from '../util.ts'
 
@@ -18,6 +18,46 @@ const STATE_LABEL: Record<FileRecord['state'], string> = {
 }
 
 type Row = { kind: 'folder'; folder: Folder } | { kind: 'file'; file: FileRecord }
+
+/** Whether I starred the file: my e-mail is in its `favoritedBy` (the server's list of stars). */
+function starredByMe(file: FileRecord): boolean {
+  const me = (client.session.identity?.email ?? '').toLowerCase()
+  return file.favoritedBy.some((email) => email.toLowerCase() === me)
+}
+
+/**
+ * A star toggle: one name ("Favourite <file>"), its state in aria-pressed, so it reads "pressed".
+ * In a row it is no Tab stop of its own (one per file, as the list has always had): → from the
+ * row's name reaches it, ← goes back; `inRow` gives it tabIndex -1 and the ← key.
+ */
+export function StarButton(props: {
+  file: FileRecord
+  onStar: (on: boolean) => void
+  label?: string
+  inRow?: boolean
+}) {
+  const on = starredByMe(props.file)
+  return (
+    <button
+      type="button"
+      tabIndex={props.inRow ? -1 : undefined}
+      onKeyDown={(e) => {
+        if (!props.inRow || e.key !== 'ArrowLeft') return
+        e.preventDefault()
+        e.currentTarget.closest('li')?.querySelector<HTMLElement>('.name')?.focus()
+      }}
+      class={`star ghost small ${on ? 'on' : ''}`}
+      aria-pressed={on}
+      aria-label={`Favourite ${props.file.name}`}
+      title={on ? 'Remove from favourites' : 'Add to favourites'}
+      data-testid="star"
+      onClick={() => props.onStar(!on)}
+    >
+      <span aria-hidden="true">{on ? '★' : '☆'}</span>
+      {props.label && <span> {props.label}</span>}
+    </button>
+  )
+}
 
 interface RowProps {
   y: number
@@ -55,7 +95,13 @@ function FolderRow(props: RowProps & { folder: Folder }) {
 }
 
 function FileRow(
-  props: RowProps & { file: FileRecord; selected: boolean; shared: boolean; onSelect: () => void },
+  props: RowProps & {
+    file: FileRecord
+    selected: boolean
+    shared: boolean
+    onSelect: () => void
+    onStar: (on: boolean) => void
+  },
 ) {
   const f = props.file
   const ids = { state: `f-${f._id}-state`, meta: `f-${f._id}-meta` }
@@ -77,18 +123,25 @@ function FileRow(
         title={f.name}
         aria-pressed={props.selected}
         aria-describedby={`${ids.state} ${ids.meta}`}
+        aria-keyshortcuts="ArrowRight"
+        onKeyDown={(e) => {
+          if (e.key !== 'ArrowRight') return
+          e.preventDefault()
+          e.currentTarget.closest('li')?.querySelector<HTMLElement>('.star')?.focus()
+        }}
         onClick={props.onSelect}
       >
         {f.name}
       </button>
       <span class="meta" id={ids.meta}>
-        {props.shared && (
+        {props.shared && f.role !== 'owner' && (
           <span class="shared-by" data-testid="shared-by">
             {f.owner} · {f.role === 'editor' ? 'editor' : 'viewer'} ·{' '}
           </span>
         )}
         {formatBytes(f.size)} · {formatDate(f.revisionDate)}
       </span>
+      <StarButton file={f} onStar={props.onStar} inRow />
     </li>
   )
 }
@@ -98,8 +151,11 @@ export function FileList(props: {
   folders: Folder[]
   selected: string | null
   onSelect: (id: string) => void
-  /** "Shared with me": each row names the owner and my role. */
+  /** "Shared with me", "Favourites": each row of another's file names the owner and my role. */
   shared?: boolean
+  /** What an empty listing says (default: the folder's words). */
+  empty?: string | undefined
+  onStar: (file: FileRecord, on: boolean) => void
 }) {
   const box = useRef<HTMLElement>(null)
   const [top, setTop] = useState(0)
@@ -118,7 +174,7 @@ export function FileList(props: {
     ...props.folders.map((folder): Row => ({ kind: 'folder', folder })),
     ...props.files.map((file): Row => ({ kind: 'file', file })),
   ]
-  if (rows.length === 0) return <div class="list empty">No files here yet.</div>
+  if (rows.length === 0) return <div class="list empty">{props.empty ?? 'No files here yet.'}</div>
   const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN)
   const last = Math.min(rows.length, Math.ceil((top + height) / ROW) + OVERSCAN)
   return (
@@ -142,6 +198,7 @@ export function FileList(props: {
               file={row.file}
               selected={props.selected === id}
               onSelect={() => props.onSelect(id)}
+              onStar={(on) => props.onStar(row.file, on)}
               shared={props.shared === true}
             />
           )

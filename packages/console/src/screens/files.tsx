@@ -1,4 +1,4 @@
-// Files: folders with breadcrumbs, "shared with me", drag-and-drop upload (the uploads themselves
+// Files: folders with breadcrumbs, "shared with me", "favourites" (starred files), drag-and-drop upload (the uploads themselves
 // belong to the app: src/uploads.ts and its tray), live states, and a details panel per file.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { client, type FileRecord, type Folder, isMissingRoute, isSessionLost } from '../api/index.ts'
@@ -28,8 +28,24 @@ function withEmptyFolders(listed: Folder[], folder: string): Folder[] {
   return sortByName([...listed, ...emptyFoldersIn(folder).filter((f) => !known.has(f.path))])
 }
 
-/** The folder's listing (or the files shared with this account), and how reading it went. */
-function useListing(folder: string, shared: boolean | undefined) {
+/** Which listing the screen shows: a folder of my own files, files shared with me, or my stars. */
+type Scope = 'own' | 'shared' | 'favourites'
+
+const TITLES: Record<Scope, string> = { own: 'My files', shared: 'Shared with me', favourites: 'Favourites' }
+
+const UNAVAILABLE: Record<Scope, string> = {
+  own: '',
+  shared: 'Files shared with you are not available on this server yet.',
+  favourites: 'Favourites are not available on this server yet.',
+}
+
+async function listOthers(scope: 'shared' | 'favourites'): Promise<FileRecord[]> {
+  return scope === 'shared' ? client.files.listShared() : client.files.listFavourites()
+}
+
+/** The folder's listing (or the files shared with this account, or its stars), and how reading it went. */
+function useListing(folder: string, scope: Scope) {
+  const shared = scope !== 'own'
   const [files, setFiles] = useState<FileRecord[] | null>(null)
   const [folders, setFolders] = useState<Folder[]>([])
   const [error, setError] = useState('')
@@ -37,12 +53,12 @@ function useListing(folder: string, shared: boolean | undefined) {
   // The listing being shown: an answer for another folder (or for "Shared with me" after moving to
   // My files) that arrives late is dropped, never shown under the wrong title.
   const shownFor = useRef('')
-  shownFor.current = `${shared ? 'shared' : 'own'}:${folder}`
+  shownFor.current = `${scope}:${folder}`
   const load = useCallback(async () => {
-    const asked = `${shared ? 'shared' : 'own'}:${folder}`
+    const asked = `${scope}:${folder}`
     try {
-      if (shared) {
-        const listed = await client.files.listShared()
+      if (scope !== 'own') {
+        const listed = await listOthers(scope)
         if (shownFor.current === asked) setFiles(sortByName(listed))
       } else {
         const listing = await client.files.listFiles(folder)
@@ -57,13 +73,13 @@ function useListing(folder: string, shared: boolean | undefined) {
       if (shared && isMissingRoute(e)) setUnavailable(true)
       else if (!isSessionLost(e)) setError(describeError(e))
     }
-  }, [folder, shared])
+  }, [folder, scope])
   useEffect(() => {
     // Measured by scripts/budget.ts; only after this screen's own listing arrived (a mark from it).
     if (files && !shared && performance.getEntriesByName('files:data').length > 0)
       performance.measure('files:render', 'files:data')
   }, [files, shared])
-  return { files, setFiles, folders, error, unavailable, load }
+  return { files, setFiles, folders, error, setError, unavailable, load }
 }
 
 // Live states: the event stream reloads the listing when a file of this account (or shared with
@@ -139,12 +155,32 @@ function useUploadArrivals(folder: string, shared: boolean | undefined, load: ()
   return list.some((u) => u.parent === folder && (u.phase === 'uploading' || u.phase === 'converting'))
 }
 
-export function FilesScreen(props: { folder?: string; shared?: boolean }) {
+/** Stars or unstars a file of the listing, then reads the listing again (a favourite may leave it). */
+function useStarToggle(listing: ReturnType<typeof useListing>) {
+  const { load, setError } = listing
+  return useCallback(
+    async (file: FileRecord, on: boolean) => {
+      try {
+        await client.files.setFavourite(file._id, on)
+        await load()
+      } catch (e) {
+        if (!isSessionLost(e)) setError(describeError(e))
+      }
+    },
+    [load, setError],
+  )
+}
+
+export function FilesScreen(props: { folder?: string; shared?: boolean; favourites?: boolean }) {
   const folder = props.folder ?? '/'
-  const listing = useListing(folder, props.shared)
+  const scope: Scope = props.favourites ? 'favourites' : props.shared ? 'shared' : 'own'
+  // Everything but my own folder: no folder to upload into, and rows name the owner.
+  const others = scope !== 'own'
+  const listing = useListing(folder, scope)
+  const toggleStar = useStarToggle(listing)
   const { files, load, unavailable } = listing
   const [selected, setSelected] = useState<string | null>(null)
-  const uploading = useUploadArrivals(folder, props.shared, load)
+  const uploading = useUploadArrivals(folder, others, load)
   const busy = uploading || (files ?? []).some((f) => f.state === 'queued' || f.state === 'converting')
   useLiveListing(load, unavailable, busy)
   const { setFiles } = listing
@@ -154,38 +190,41 @@ export function FilesScreen(props: { folder?: string; shared?: boolean }) {
     void load()
   }, [load])
   const startUploads = (list: FileList | File[], parent: string) => uploads.start(Array.from(list), parent)
-  const drop = useDropZone(!props.shared, (list) => startUploads(list, folder))
+  const drop = useDropZone(!others, (list) => startUploads(list, folder))
 
   const current = files?.find((f) => f._id === selected) ?? null
-  const title = props.shared ? 'Shared with me' : 'My files'
+  const title = TITLES[scope]
   return (
     <section class={`files ${drop.dragging ? 'dragging' : ''}`} aria-label={title} {...drop.handlers}>
       <div class="toolbar">
-        {props.shared ? <h1>{title}</h1> : <Crumbs folder={folder} />}
-        {!props.shared && <FolderActions folder={folder} onFiles={(list) => startUploads(list, folder)} />}
+        {others ? <h1>{title}</h1> : <Crumbs folder={folder} />}
+        {!others && <FolderActions folder={folder} onFiles={(list) => startUploads(list, folder)} />}
       </div>
-      {!props.shared && (
-        <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>
-      )}
+      {!others && <p class="hint drop-hint">Drop files anywhere here to upload them into this folder.</p>}
       <Notice kind="error" message={listing.error} />
       {unavailable ? (
         <p class="empty" data-state="unavailable">
-          Files shared with you are not available on this server yet.
+          {UNAVAILABLE[scope]}
         </p>
       ) : (
         <div class="split">
           <FileList
             files={files}
-            folders={props.shared ? [] : listing.folders}
-            shared={props.shared}
+            folders={others ? [] : listing.folders}
+            shared={others}
+            empty={
+              scope === 'favourites' ? 'No favourites yet: star a file with ☆ to find it here.' : undefined
+            }
             selected={selected}
             onSelect={setSelected}
+            onStar={(file, on) => void toggleStar(file, on)}
           />
           {current && (
             <FileDetails
               file={current}
               onClose={() => setSelected(null)}
               onChanged={() => void load()}
+              onStar={(on) => void toggleStar(current, on)}
               onDeleted={() => {
                 setSelected(null)
                 void load()

@@ -8,16 +8,20 @@ import { ApiError, client } from '../api/index.ts'
 
 // Uploads and conversions change a listing; shares and revokes change "Shared with me" (the server
 // sends those to the account whose role changed, too).
-const LIVE_EVENTS = [
+const FILE_EVENTS = [
   'file_uploaded',
   'file_optimized',
   'file_optimization_failed',
   'file_shared',
   'file_unshared',
 ] as const
+// Replies posted, edited or deleted by others: the open file's annotation threads and unread counts.
+const DISCUSSION_EVENTS = ['annotation_discussion_updated'] as const
+const LIVE_EVENTS = [...FILE_EVENTS, ...DISCUSSION_EVENTS]
 const BURST_MS = 150
 
-const listeners = new Set<() => void>()
+/** Each hears every event the stream brings: its name and the file it concerns. */
+const listeners = new Set<(event: string, file: string) => void>()
 const openWatchers = new Set<(open: boolean) => void>()
 let streamOpen = false
 
@@ -41,7 +45,7 @@ export function useEventStream(active: boolean): void {
       try {
         for await (const item of events) {
           if (item.type !== 'event') continue
-          for (const listener of listeners) listener()
+          for (const listener of listeners) listener(item.envelope.event, item.envelope.file)
         }
       } catch (error) {
         // The session ended (taken over, ended, expired): the banner says so now. Any other refusal
@@ -59,11 +63,30 @@ export function useEventStream(active: boolean): void {
 
 /** Calls `reload` after a burst of file events; answers whether the stream is open (else the caller polls). */
 export function useLiveFileEvents(reload: () => Promise<void>, enabled: boolean): boolean {
+  return useLiveEvents(FILE_EVENTS, reload, enabled)
+}
+
+/** Calls `reload` after a burst of discussion events about `file` (replies by anyone, me included). */
+export function useLiveDiscussionEvents(
+  file: string,
+  reload: () => Promise<void>,
+  enabled: boolean,
+): boolean {
+  return useLiveEvents(DISCUSSION_EVENTS, reload, enabled, file)
+}
+
+function useLiveEvents(
+  events: readonly string[],
+  reload: () => Promise<void>,
+  enabled: boolean,
+  file?: string,
+): boolean {
   const [open, setOpen] = useState(streamOpen)
   useEffect(() => {
     if (!enabled) return
     let timer: ReturnType<typeof setTimeout> | undefined
-    const listener = () => {
+    const listener = (event: string, about: string) => {
+      if (!events.includes(event) || (file !== undefined && about !== file)) return
       clearTimeout(timer)
       timer = setTimeout(() => void reload(), BURST_MS)
     }
@@ -75,6 +98,6 @@ export function useLiveFileEvents(reload: () => Promise<void>, enabled: boolean)
       openWatchers.delete(setOpen)
       clearTimeout(timer)
     }
-  }, [reload, enabled])
+  }, [reload, enabled, events, file])
   return open
 }

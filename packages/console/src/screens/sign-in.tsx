@@ -1,6 +1,6 @@
 // Sign in: wrong password (401), too many attempts (429) and no free license (402) each get their
 // own message; a superseded or expired session arrives here with a notice.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, client } from '../api/index.ts'
 import type { Identity } from '../api/session.ts'
 import { Notice } from '../ui/notice.tsx'
@@ -13,9 +13,10 @@ export function SignIn(props: { notice: string; onSignedIn: (who: Identity) => v
   const [kind, setKind] = useState('')
   const { busy, error, run } = useAction()
   // The screen's one task: the username field has the focus when it opens (autofocus does not
-  // apply to a field rendered after the page loaded, as this one is).
+  // apply to a field rendered after the page loaded, as this one is). Before the first paint (a
+  // layout effect): the field never shows without the focus, however busy the page's thread is.
   const usernameField = useRef<HTMLInputElement>(null)
-  useEffect(() => usernameField.current?.focus(), [])
+  useLayoutEffect(() => usernameField.current?.focus(), [])
 
   async function submit(event: Event): Promise<void> {
     event.preventDefault()

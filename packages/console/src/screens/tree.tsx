@@ -1,4 +1,7 @@
-// The scene tree, a WAI-ARIA tree: one tab stop (roving tabindex), arrows, Home/End, Enter/Space.
+// The scene tree, a WAI-ARIA multi-select tree (aria-multiselectable): one tab stop (roving
+// tabindex), arrows, Home/End; Enter selects the row alone, Space adds or removes it, Shift with an
+// arrow/Home/End (or Shift+click) selects the range from the anchor, Ctrl/Cmd+click toggles, Ctrl+A
+// selects every row shown.
 // The expanded rows are flattened and only those in view are drawn (a 3,000-part model opens at
 // once), so each treeitem says its level and position itself (aria-level/-setsize/-posinset)
 // instead of being nested in a group. Synced with the 3D selection both ways; each row can
@@ -6,7 +9,7 @@
 import type { RefObject } from 'preact'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { SceneNode } from '../api/index.ts'
-import { type Row, treeMove, visibleRows } from './tree-rows.ts'
+import { type Row, type RowFilter, rangeIds, type TreeMove, treeMove, useRows } from './tree-rows.ts'
 
 /** Pixels per row: 24 px buttons (WCAG 2.5.8 targets) and a little air. */
 const ROW = 30
@@ -18,7 +21,7 @@ const PAD = 5
 const OVERSCAN = 8
 
 /** Parent of every node ID, to expand the path to a node picked in 3D. */
-export function parentsOf(tree: SceneNode[]): Map<string, string | null> {
+function parentsOf(tree: SceneNode[]): Map<string, string | null> {
   const parents = new Map<string, string | null>()
   const walk = (nodes: SceneNode[], parent: string | null) => {
     for (const n of nodes) {
@@ -45,15 +48,14 @@ function initiallyOpen(tree: SceneNode[]): Set<string> {
   return open
 }
 
-export function descendants(node: SceneNode): string[] {
-  return [node.id, ...node.children.flatMap(descendants)]
-}
-
 interface TreeProps {
   tree: SceneNode[]
-  selected: string | null
+  /** The selection, in the order it was made (the last one is revealed when it comes from 3D). */
+  selected: readonly string[]
   hidden: Set<string>
-  onSelect: (id: string) => void
+  /** A search's matches: the rows are filtered to them and the paths down to them. */
+  filter: RowFilter | null
+  onSelection: (next: string[]) => void
   onToggle: (node: SceneNode) => void
   onIsolate: (node: SceneNode) => void
 }
@@ -64,9 +66,10 @@ function TreeRow(props: {
   open: boolean
   selected: boolean
   hidden: boolean
+  match: boolean
   stop: boolean
   onOpen: (id: string, open: boolean) => void
-  onSelect: (id: string) => void
+  onClick: (id: string, event: MouseEvent) => void
   onToggle: (node: SceneNode) => void
   onIsolate: (node: SceneNode) => void
 }) {
@@ -81,7 +84,7 @@ function TreeRow(props: {
     // biome-ignore lint/a11y/useKeyWithClickEvents: the tree's onKeyDown handles Enter and Space on the focused row
     <div
       role="treeitem"
-      class={props.hidden ? 'hidden-node' : ''}
+      class={[props.hidden ? 'hidden-node' : '', props.match ? 'match' : ''].join(' ').trim()}
       data-id={node.id}
       data-name={node.name}
       aria-label={props.hidden ? `${name} (hidden)` : name}
@@ -92,7 +95,7 @@ function TreeRow(props: {
       aria-selected={props.selected}
       tabIndex={tab}
       style={{ top: `${props.top}px`, paddingLeft: `${(level - 1) * 14}px` }}
-      onClick={() => props.onSelect(node.id)}
+      onClick={(e) => props.onClick(node.id, e)}
     >
       {/* Pointer only: the keyboard opens and closes a row with Right and Left. */}
       <span
@@ -150,7 +153,7 @@ function revealRow(box: HTMLElement | null, index: number, height: number): numb
  * Once per selection, so that the user may close its parent afterwards.
  */
 function useRevealSelected(
-  selected: string | null,
+  selected: string | null | undefined,
   parents: Map<string, string | null>,
   expanded: Set<string>,
   setExpanded: (update: (e: Set<string>) => Set<string>) => void,
@@ -191,10 +194,31 @@ function useFocusFollows(box: RefObject<HTMLDivElement | null>, focusId: string 
   return pending
 }
 
+/** The expanded set with one node opened or closed. */
+function withOpen(expanded: Set<string>, id: string, open: boolean): Set<string> {
+  const next = new Set(expanded)
+  if (open) next.add(id)
+  else next.delete(id)
+  return next
+}
+
+/** The rows to draw: those in view and a few beyond, and the tab stop's row even when scrolled away (Tab must find it). */
+function rowsInView(rows: Row[], scrollTop: number, height: number, stopIndex: number) {
+  const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN)
+  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW) + OVERSCAN)
+  const drawn = rows.slice(first, last).map((row, i) => ({ row, index: first + i }))
+  const stopRow = rows[stopIndex]
+  if (stopRow && (stopIndex < first || stopIndex >= last)) drawn.push({ row: stopRow, index: stopIndex })
+  return drawn
+}
+
 export function SceneTree(props: TreeProps) {
   const parents = useMemo(() => parentsOf(props.tree), [props.tree])
   const [expanded, setExpanded] = useState<Set<string>>(() => initiallyOpen(props.tree))
-  const rows = useMemo(() => visibleRows(props.tree, expanded), [props.tree, expanded])
+  const rows = useRows(props.tree, expanded, props.filter ?? null)
+  const selectedSet = useMemo(() => new Set(props.selected), [props.selected])
+  const picks = useTreePicks(props, rows)
+  useOpenPaths(props.filter, setExpanded)
   const [focusId, setFocusId] = useState<string | null>(null)
   const [scrollTop, setScrollTop] = useState(0)
   const box = useRef<HTMLDivElement>(null)
@@ -205,20 +229,17 @@ export function SceneTree(props: TreeProps) {
     const next = revealRow(box.current, index, height)
     if (next !== null) setScrollTop(next)
   }
-  useRevealSelected(props.selected, parents, expanded, setExpanded, rows, reveal, setFocusId)
+  // Revealed: a selection made elsewhere (3D, a restored view), never the tree's own (the focus stays).
+  const outside = picks.own.current === props.selected ? null : props.selected.at(-1)
+  useRevealSelected(outside, parents, expanded, setExpanded, rows, reveal, setFocusId)
 
-  const setOpen = (id: string, open: boolean) =>
-    setExpanded((e) => {
-      const next = new Set(e)
-      if (open) next.add(id)
-      else next.delete(id)
-      return next
-    })
+  const setOpen = (id: string, open: boolean) => setExpanded((e) => withOpen(e, id, open))
   const onKeyDown = (e: KeyboardEvent) => {
     const target = e.target as HTMLElement
     if (target.getAttribute('role') !== 'treeitem') return
-    const move = treeMove(e.key, rows, indexOf(target.dataset.id), expanded)
-    if (!move) return
+    const at = indexOf(target.dataset.id)
+    const move = treeMove(e.key, rows, at, expanded)
+    if (picks.key(e, move, at) || !move) return
     e.preventDefault()
     if (move.kind === 'focus') {
       const id = rows[move.index]?.node.id ?? null
@@ -228,23 +249,22 @@ export function SceneTree(props: TreeProps) {
       const row = id ? box.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`) : null
       if (row) row.focus({ preventScroll: true })
       else pendingFocus.current = true
-    } else if (move.kind === 'select') props.onSelect(move.id)
-    else setOpen(move.id, move.kind === 'expand')
+    } else if (move.kind === 'expand' || move.kind === 'collapse') setOpen(move.id, move.kind === 'expand')
   }
 
-  // The tab stop: the focused row, else the selected one, else the first.
-  const stopIndex = [indexOf(focusId), indexOf(props.selected), 0].find((i) => i >= 0) ?? 0
-  const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN)
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW) + OVERSCAN)
-  const drawn = rows.slice(first, last).map((row, i) => ({ row, index: first + i }))
-  // The tab stop's row is drawn even when scrolled away: Tab must find it.
-  const stopRow = rows[stopIndex]
-  if (stopRow && (stopIndex < first || stopIndex >= last)) drawn.push({ row: stopRow, index: stopIndex })
+  // The tab stop: the focused row, else the last selected one, else the first. Found again only
+  // when the rows or those change: a scroll of a 100,000-row list does not search it.
+  const stopIndex = useMemo(
+    () => [indexOf(focusId), indexOf(props.selected.at(-1)), 0].find((i) => i >= 0) ?? 0,
+    [rows, focusId, props.selected],
+  )
+  const drawn = rowsInView(rows, scrollTop, height, stopIndex)
 
   return (
     <div
       role="tree"
       aria-label="Scene tree"
+      aria-multiselectable="true"
       class="tree"
       ref={box}
       style={{ height: `${height + 2 * PAD}px` }}
@@ -258,13 +278,15 @@ export function SceneTree(props: TreeProps) {
             row={row}
             top={index * ROW}
             open={expanded.has(row.node.id)}
-            selected={props.selected === row.node.id}
+            selected={selectedSet.has(row.node.id)}
             hidden={props.hidden.has(row.node.id)}
+            match={props.filter?.matches.has(row.node.id) === true}
             stop={index === stopIndex}
             onOpen={setOpen}
-            onSelect={(id) => {
+            onClick={(id, e) => {
               setFocusId(id)
-              props.onSelect(id)
+              if (e.shiftKey) picks.range(index)
+              else picks.pick(id, e.ctrlKey || e.metaKey ? 'toggle' : 'only', index)
             }}
             onToggle={props.onToggle}
             onIsolate={props.onIsolate}
@@ -273,4 +295,66 @@ export function SceneTree(props: TreeProps) {
       </div>
     </div>
   )
+}
+
+/**
+ * The tree's own changes of the selection: one row alone, a toggled row, a Shift range from the
+ * anchor (the last row picked without Shift), or a list. `own` is the last selection it sent.
+ */
+function useTreePicks(props: TreeProps, rows: Row[]) {
+  // The anchor's node id, not its row number: expanding, collapsing or filtering moves the rows, and
+  // a row number would then start the range at another node. A node no longer listed: the first row.
+  const anchor = useRef<string | null>(null)
+  const anchorRow = (): number =>
+    Math.max(
+      0,
+      rows.findIndex((r) => r.node.id === anchor.current),
+    )
+  const own = useRef<readonly string[] | null>(null)
+  const set = (next: string[]): void => {
+    own.current = next
+    props.onSelection(next)
+  }
+  return {
+    own,
+    set,
+    pick(id: string, mode: 'only' | 'toggle', index: number): void {
+      anchor.current = rows[index]?.node.id ?? id
+      if (mode === 'only') set([id])
+      else set(props.selected.includes(id) ? props.selected.filter((x) => x !== id) : [...props.selected, id])
+    },
+    range(index: number): void {
+      set(rangeIds(rows, anchorRow(), index))
+    },
+    /**
+     * A key's part in the selection: Ctrl+A takes every row (true: nothing else to do), Enter and
+     * Space pick, Shift with a move or a pick selects the range (false: the move still happens).
+     */
+    key(e: KeyboardEvent, move: TreeMove | null, at: number): boolean {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') {
+        e.preventDefault()
+        set(rows.map((r) => r.node.id))
+        return true
+      }
+      // A plain move sets the anchor where it lands; a Shift move selects from the anchor to there.
+      if (move?.kind === 'focus') {
+        if (e.shiftKey) this.range(move.index)
+        else anchor.current = rows[move.index]?.node.id ?? null
+      }
+      if (move?.kind !== 'select' && move?.kind !== 'toggle') return false
+      if (e.shiftKey) this.range(at)
+      else this.pick(move.id, move.kind === 'toggle' ? 'toggle' : 'only', at)
+      return false
+    },
+  }
+}
+
+/** A new search result: open the paths to its matches (they stay open after the search). */
+function useOpenPaths(
+  filter: RowFilter | null,
+  setExpanded: (update: (e: Set<string>) => Set<string>) => void,
+) {
+  useEffect(() => {
+    if (filter && filter.paths.size > 0) setExpanded((e) => new Set([...e, ...filter.paths]))
+  }, [filter])
 }

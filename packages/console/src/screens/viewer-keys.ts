@@ -1,8 +1,15 @@
 // The 3D view's keyboard: arrows turn the model as a drag in that direction would, + and − zoom,
-// F fits (the selection, else the whole model), Esc clears the selection and stops placing.
+// F fits (the selection, else the whole model), Esc clears the selection and stops placing,
+// 1–7 fly to the standard views (tools/camera.tsx), O switches perspective and orthographic, and
+// each toolbar entry's key (tools/index.ts: C for Camera) opens or closes its panel (opened so, the
+// panel takes focus: viewer-toolbar.tsx). A key a tool took first is left alone: while a measure is
+// placed, the arrows move its cursor and Enter places a point (viewer/tools/measure-keys.ts).
 // While an annotation is being placed, Esc anywhere stops it.
 import { useEffect } from 'preact/hooks'
 import type { ViewerEngine } from '../viewer/engine.ts'
+import type { ViewSettings } from '../viewer/state/index.ts'
+import { STANDARD_VIEWS } from './tools/camera.tsx'
+import { TOOL_PANELS } from './tools/index.ts'
 
 const STEP = Math.PI / 12
 const ZOOM = 1.25
@@ -10,6 +17,10 @@ const ZOOM = 1.25
 export interface CanvasKeyActions {
   fit: () => void
   clear: () => void
+  /** Perspective ↔ orthographic (the screen keeps its view state in step). */
+  projection: () => void
+  /** Open the tool's panel, or close it when it is open. */
+  tool: (slice: keyof ViewSettings) => void
 }
 
 export function onCanvasKey(
@@ -17,7 +28,7 @@ export function onCanvasKey(
   engine: ViewerEngine | null,
   actions: CanvasKeyActions,
 ): void {
-  if (!engine || event.altKey || event.ctrlKey || event.metaKey) return
+  if (!engine || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return
   const zoomIn = () => engine.zoom(1 / ZOOM)
   const zoomOut = () => engine.zoom(ZOOM)
   const keys: Record<string, () => void> = {
@@ -32,6 +43,13 @@ export function onCanvasKey(
     f: actions.fit,
     F: actions.fit,
     Escape: actions.clear,
+    o: actions.projection,
+    O: actions.projection,
+  }
+  for (const v of STANDARD_VIEWS) keys[v.key] = () => engine.standardView(v.view)
+  for (const t of TOOL_PANELS) {
+    keys[t.key.toLowerCase()] = () => actions.tool(t.slice)
+    keys[t.key.toUpperCase()] = () => actions.tool(t.slice)
   }
   const action = keys[event.key]
   if (!action) return

@@ -1,14 +1,16 @@
 // The viewer screen's pieces that only draw what they are given: the head bar, the loading overlay
 // over the 3D view and the side panel with its three tabs (the state lives in viewer.tsx).
+import type { ComponentChildren } from 'preact'
 import { useRef } from 'preact/hooks'
-import type { Annotation, Attributes, Configuration, FileRecord, SceneNode } from '../api/index.ts'
+import type { Annotation, Attributes, FileRecord, SceneNode } from '../api/index.ts'
 import { linkClick } from '../router.ts'
 import { formatBytes } from '../util.ts'
 import type { FileAccess } from './access.ts'
 import { AnnotationsPanel, type Draft } from './annotations.tsx'
 import { AttributesPanel } from './attributes.tsx'
 import { SceneTree } from './tree.tsx'
-import { type ViewState, ViewsPanel } from './views.tsx'
+import { type TreeSearch, TreeSearchBox } from './tree-search.tsx'
+import { ViewsPanel, type ViewsPanelProps } from './views.tsx'
 
 export type Tab = 'parts' | 'annotations' | 'views'
 const TABS: Tab[] = ['parts', 'annotations', 'views']
@@ -22,21 +24,32 @@ export interface Loading {
   message?: string
 }
 
+/** The scene tree arrives after the first frame (viewer-model.ts). */
+export type TreeStatus = 'loading' | 'ready' | 'failed'
+
 export function ViewerHead(props: {
   name: string | undefined
-  /** Where "← Files" leads: the folder the file is in. */
-  back: string
+  /** Where "← Files" leads: the folder the file is in; null for a guest (no files to go back to). */
+  back: string | null
   canFitSelection: boolean
   canShowAll: boolean
+  /** Box select mode: every left drag in 3D draws a box (Shift+drag does without it). */
+  boxSelect: boolean
+  onBoxSelect: (on: boolean) => void
   onFit: (selection: boolean) => void
   onShowAll: () => void
+  /** Beside the title: the live session's people. */
+  children?: ComponentChildren
 }) {
   return (
     <div class="viewer-head">
-      <a href={props.back} onClick={(e) => linkClick(e, props.back)}>
-        ← Files
-      </a>
+      {props.back !== null && (
+        <a href={props.back} onClick={(e) => props.back !== null && linkClick(e, props.back)}>
+          ← Files
+        </a>
+      )}
       <h1 title={props.name}>{props.name ?? 'Model'}</h1>
+      {props.children}
       <button type="button" class="ghost small" onClick={() => props.onFit(false)}>
         Fit all
       </button>
@@ -50,6 +63,15 @@ export function ViewerHead(props: {
       </button>
       <button type="button" class="ghost small" disabled={!props.canShowAll} onClick={props.onShowAll}>
         Show all
+      </button>
+      <button
+        type="button"
+        class="ghost small"
+        aria-pressed={props.boxSelect}
+        title="Drag a box in the 3D view: left to right takes the parts inside, right to left those touching it (Shift+drag does it without this mode)"
+        onClick={() => props.onBoxSelect(!props.boxSelect)}
+      >
+        Box select
       </button>
     </div>
   )
@@ -147,21 +169,28 @@ function PanelTabs(props: { tab: Tab; annotations: number; views: number; onTab:
   )
 }
 
-/** The parts tab: the scene tree, and the selected node's attributes under it. */
+/**
+ * The parts tab: the search box, the scene tree, and under it the selected node's attributes (one
+ * selected) or how many are selected (several).
+ */
 export function PartsTab(props: {
   file: string
   tree: SceneNode[]
-  ready: boolean
-  selected: SceneNode | null
+  treeStatus: TreeStatus
+  selected: readonly string[]
+  /** The selected node when exactly one is. */
+  single: SceneNode | null
+  /** The search over the tree (held by the screen: it outlasts a switch of tabs). */
+  search: TreeSearch
   hidden: Set<string>
   attributes: Record<string, Attributes>
   access: FileAccess
-  onSelect: (id: string | null) => void
+  onSelection: (ids: readonly string[]) => void
   onHidden: (next: Set<string>) => void
-  onIsolate: (node: SceneNode) => void
+  onIsolate: (ids: string[]) => void
   onSaved: (nodeId: string, attributes: Attributes) => void
 }) {
-  const { selected, hidden } = props
+  const { single: selected, hidden, search } = props
   const toggle = (node: SceneNode) => {
     const next = new Set(hidden)
     if (next.has(node.id)) next.delete(node.id)
@@ -170,16 +199,33 @@ export function PartsTab(props: {
   }
   return (
     <>
-      {props.tree.length === 0 && props.ready && <p class="hint">This model has no parts.</p>}
+      {props.treeStatus === 'loading' && (
+        <p class="hint" role="status">
+          Loading parts…
+        </p>
+      )}
+      {props.treeStatus === 'failed' && <p class="error">The parts could not be read.</p>}
+      {props.tree.length === 0 && props.treeStatus === 'ready' && (
+        <p class="hint">This model has no parts.</p>
+      )}
+      {props.tree.length > 0 && (
+        <TreeSearchBox search={search} onSelectAll={props.onSelection} onIsolate={props.onIsolate} />
+      )}
       <SceneTree
         key={props.tree.length}
         tree={props.tree}
-        selected={selected?.id ?? null}
+        selected={props.selected}
         hidden={hidden}
-        onSelect={props.onSelect}
+        filter={search.filter}
+        onSelection={props.onSelection}
         onToggle={toggle}
-        onIsolate={props.onIsolate}
+        onIsolate={(node) => props.onIsolate([node.id])}
       />
+      {props.selected.length > 1 && (
+        <p class="selection-count" data-count={props.selected.length}>
+          {props.selected.length.toLocaleString('en')} parts selected
+        </p>
+      )}
       {selected && (
         <AttributesPanel
           file={props.file}
@@ -205,12 +251,7 @@ export interface AnnotationsTabProps {
   onDraftDone: () => void
 }
 
-export interface ViewsTabProps {
-  views: Configuration[]
-  current: () => ViewState
-  onRestore: (state: ViewState) => void
-  onChanged: () => void
-}
+export type ViewsTabProps = Omit<ViewsPanelProps, 'file' | 'access'>
 
 /** The side panel: tabs, then the chosen tab's body. */
 export function ViewerPanel(props: {

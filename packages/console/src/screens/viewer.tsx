@@ -2,119 +2,49 @@
 // progress bar, and the panels (tree + attributes, annotations, saved views) work on the model.
 // The pieces that only draw are in viewer-parts.tsx; the state and its effects are here.
 import type { RefObject } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
-import { type Annotation, type Attributes, client, type FileRecord, type SceneNode } from '../api/index.ts'
-import { folderUrl } from '../router.ts'
-import { followViewerBackground } from '../theme.ts'
-import { describeError } from '../util.ts'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { type Annotation, client, type SceneNode } from '../api/index.ts'
 import type { ViewerEngine } from '../viewer/engine.ts'
+import type { SelectMode } from '../viewer/selection.ts'
+import { defaultView, type ViewSettings } from '../viewer/state/index.ts'
+import { restoredSelection } from '../viewer/state/selection.ts'
 import { accessOf } from './access.ts'
 import { cameraOf, type Draft, pointOf } from './annotations.tsx'
-import { descendants, parentsOf } from './tree.tsx'
+import { type LiveView, useLiveSession } from './live-session.ts'
+import { PresenceStrip } from './presence.tsx'
+import { useSelection } from './selection-state.ts'
+import { ViewCube } from './tools/view-cube.tsx'
+import { hiddenExcept, indexTree } from './tree-index.ts'
+import { useTreeSearch } from './tree-search.tsx'
+import { useFollowedView } from './view-start.ts'
+import { backTo, currentView, findNode } from './viewer-current.ts'
 import { onCanvasKey, useEscapeStopsPlacing } from './viewer-keys.ts'
+import { useModel, useReloaded } from './viewer-model.ts'
 import { type Loading, LoadingOverlay, type Tab, ViewerHead, ViewerPanel } from './viewer-parts.tsx'
-import type { ViewState } from './views.tsx'
-
-/** "← Files": the folder of my own file, "Shared with me" for another account's. */
-function backTo(file: FileRecord | null): string {
-  if (!file) return '/files'
-  return file.owner === client.session.identity?.email ? folderUrl(file.parent) : '/shared'
-}
-
-function findNode(tree: SceneNode[], id: string): SceneNode | null {
-  for (const n of tree) {
-    if (n.id === id) return n
-    const inner = findNode(n.children, id)
-    if (inner) return inner
-  }
-  return null
-}
-
-/** Waits for the conversion, downloads the GLB beside three.js, draws it, then reads tree and attributes. */
-function useModel(
-  id: string,
-  canvas: RefObject<HTMLCanvasElement | null>,
-  engine: RefObject<ViewerEngine | null>,
-) {
-  const [file, setFile] = useState<FileRecord | null>(null)
-  const [loading, setLoading] = useState<Loading>({ phase: 'waiting', loaded: 0, total: 0 })
-  const [tree, setTree] = useState<SceneNode[]>([])
-  const [attributes, setAttributes] = useState<Record<string, Attributes>>({})
-  useEffect(() => {
-    const abort = new AbortController()
-    let disposed = false
-    let unfollowTheme = (): void => {}
-    async function open(): Promise<void> {
-      const ready = await client.files.waitUntilReady(id, setFile, { signal: abort.signal, intervalMs: 1500 })
-      if (ready.state === 'error')
-        throw new Error(`The conversion failed: ${ready.error ?? 'unknown reason'}`)
-      // three.js arrives only now, in its own chunk, while the GLB downloads.
-      const [module, bytes] = await Promise.all([
-        import('../viewer/engine.ts'),
-        client.files.fetchBytes(
-          id,
-          'optimized',
-          (p) => setLoading({ phase: 'downloading', ...p }),
-          abort.signal,
-        ),
-      ])
-      if (disposed || !canvas.current) return
-      setLoading((l) => ({ ...l, phase: 'preparing' }))
-      const view = new module.ViewerEngine(canvas.current)
-      engine.current = view
-      unfollowTheme = followViewerBackground(canvas.current, (colour) => view.setBackground(colour))
-      await view.load(bytes)
-      const [sceneTree, attrs] = await Promise.all([
-        client.scene.sceneTree(id),
-        client.scene.attributes(id).catch(() => ({})),
-      ])
-      setTree(sceneTree)
-      setAttributes(attrs)
-      setLoading((l) => ({ ...l, phase: 'ready' }))
-    }
-    open().catch((e: unknown) => {
-      if (!disposed) setLoading({ phase: 'error', loaded: 0, total: 0, message: describeError(e) })
-    })
-    return () => {
-      disposed = true
-      abort.abort()
-      unfollowTheme()
-      engine.current?.dispose()
-      engine.current = null
-    }
-  }, [id])
-  return { file, loading, tree, attributes, setAttributes }
-}
-
-/** A list read when the screen opens and again after each change made from it. */
-function useReloaded<T>(id: string, read: (id: string) => Promise<T[]>): [T[], () => void] {
-  const [items, setItems] = useState<T[]>([])
-  const reload = () =>
-    void read(id)
-      .then(setItems)
-      .catch(() => {})
-  useEffect(reload, [id])
-  return [items, reload]
-}
+import { useToolPanels, ViewerToolbar } from './viewer-toolbar.tsx'
 
 /** Selection, hidden parts, the open annotation and the camera readout, kept in step with the 3D view. */
-function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[]) {
-  const [selected, setSelected] = useState<string | null>(null)
+function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[], phase: string) {
+  const selection = useSelection(engine, phase)
+  const index = useMemo(() => indexTree(tree), [tree])
   const [hidden, setHidden] = useState<Set<string>>(new Set())
   const [tab, setTab] = useState<Tab>('parts')
   const [active, setActive] = useState<string | null>(null)
   const [camera, setCamera] = useState('')
+  // The tools' slices of the view (section, measure, ...): the panels edit them, the engine draws them.
+  const [view, setView] = useState<ViewSettings>(defaultView)
+  const tools = useToolPanels()
+  const changeView = <K extends keyof ViewSettings>(slice: K, next: ViewSettings[K]): void => {
+    setView((v) => ({ ...v, [slice]: next }))
+    engine.current?.apply({ [slice]: next })
+  }
   const updateCamera = (): void => {
     const c = engine.current?.getCamera()
     if (c) setCamera([...c.position, ...c.target].map((n) => n.toFixed(4)).join(','))
   }
-  const mark = (id: string | null): void => {
-    setSelected(id)
-    engine.current?.select(id)
-  }
-  const select = (id: string | null): void => {
-    mark(id)
-    if (id) setTab('parts')
+  /** A click in 3D: the part (null: nothing) replaces, toggles or joins the selection. */
+  const select = (id: string | null, mode: SelectMode = 'only'): void => {
+    if (selection.pick(id, mode).length > 0) setTab('parts')
   }
   const applyHidden = (next: Set<string>): void => {
     setHidden(next)
@@ -126,21 +56,27 @@ function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[
     const cam = cameraOf(a)
     if (cam) engine.current?.setCamera(cam, true)
   }
-  const isolate = (node: SceneNode): void => {
-    const keep = new Set(descendants(node))
-    const parents = parentsOf(tree)
-    for (let p = parents.get(node.id) ?? null; p; p = parents.get(p) ?? null) keep.add(p)
-    applyHidden(new Set([...parents.keys()].filter((id) => !keep.has(id))))
-  }
-  const restore = (state: ViewState): void => {
-    applyHidden(new Set(state.hidden))
-    // The selection comes back without leaving the Views tab (select() would open Parts).
-    mark(state.selected)
-    engine.current?.setCamera(state.camera, false)
+  /** Hide everything but these nodes (with what is under them). */
+  const isolate = (ids: string[]): void => applyHidden(hiddenExcept(index, ids))
+  const restore = (saved: ViewSettings): void => {
+    applyHidden(new Set(saved.visibility.hidden))
+    // The selection comes back without leaving the Views tab (select() would open Parts); a view
+    // that does not remember one leaves it (state/selection.ts).
+    const ids = restoredSelection(saved.selection)
+    if (ids) selection.set(ids)
+    // disableCamera: the view's camera is not applied; the camera's settings stay those drawn now.
+    const kept = { ...view.camera, pose: null, disabled: true }
+    const state = saved.camera.disabled ? { ...saved, camera: kept } : saved
+    setView(state)
+    engine.current?.apply(state)
     updateCamera()
   }
   return {
-    selected,
+    selected: selection.selected,
+    setSelection: selection.set,
+    boxMode: selection.boxMode,
+    setBoxMode: selection.setBoxMode,
+    index,
     hidden,
     tab,
     setTab,
@@ -152,6 +88,9 @@ function useViewerState(engine: RefObject<ViewerEngine | null>, tree: SceneNode[
     openAnnotation,
     isolate,
     restore,
+    view,
+    changeView,
+    tools,
   }
 }
 
@@ -181,7 +120,7 @@ function useEngineBindings(
         placing.draft({ point: pick.point, node: pick.nodeId, camera: view.getCamera() })
         placing.set(false)
         state.setTab('annotations')
-      } else state.select(pick.nodeId)
+      } else state.select(pick.nodeId, view.selection.clickMode)
     }
     view.controls.addEventListener('change', state.updateCamera)
     state.updateCamera()
@@ -200,7 +139,55 @@ function useEngineBindings(
   }, [annotations, state.active, phase])
 }
 
-export function ViewerScreen(props: { id: string }) {
+/**
+ * The viewer's live session (an account's, or a guest's through a link). Someone else changed
+ * something: refetch that panel only (its scroll, my selection and the open tab stay).
+ */
+function useViewerLive(
+  props: { id: string; guest?: boolean },
+  engine: RefObject<ViewerEngine | null>,
+  model: ReturnType<typeof useModel>,
+  state: { selected: readonly string[] },
+  reload: { annotation: () => void; configuration: () => void },
+): LiveView {
+  return useLiveSession({
+    fileId: props.id,
+    guest: props.guest,
+    engine,
+    phase: model.loading.phase,
+    state,
+    refetch: { ...reload, attributes: model.reloadAttributes },
+  })
+}
+
+/** The Parts tab's inputs: the tree and its search, the selection, hidden parts and attributes. */
+function partsOf(
+  file: string,
+  model: ReturnType<typeof useModel>,
+  state: ViewerState,
+  search: ReturnType<typeof useTreeSearch>,
+  access: ReturnType<typeof accessOf>,
+): Parameters<typeof ViewerPanel>[0]['parts'] {
+  const { selected } = state
+  return {
+    file,
+    tree: model.tree,
+    treeStatus: model.loading.phase === 'ready' ? model.treeStatus : 'loading',
+    selected,
+    single: selected.length === 1 ? findNode(model.tree, selected[0] as string) : null,
+    search,
+    hidden: state.hidden,
+    attributes: model.attributes,
+    access,
+    onSelection: state.setSelection,
+    onHidden: state.applyHidden,
+    onIsolate: state.isolate,
+    onSaved: (nodeId, a) => model.setAttributes((all) => ({ ...all, [nodeId]: a })),
+  }
+}
+
+/** `guest`: opened through a link (no account): no way back to the files, read-only panels. */
+export function ViewerScreen(props: { id: string; guest?: boolean }) {
   const canvas = useRef<HTMLCanvasElement>(null)
   const engine = useRef<ViewerEngine | null>(null)
   const model = useModel(props.id, canvas, engine)
@@ -208,7 +195,12 @@ export function ViewerScreen(props: { id: string }) {
   const [views, reloadViews] = useReloaded(props.id, (id) => client.scene.configurations(id))
   const [placing, setPlacing] = useState(false)
   const [draft, setDraft] = useState<Draft | null>(null)
-  const state = useViewerState(engine, model.tree)
+  const state = useViewerState(engine, model.tree, model.loading.phase)
+  const search = useTreeSearch(state.index)
+  const live = useViewerLive(props, engine, model, state, {
+    annotation: reloadAnnotations,
+    configuration: reloadViews,
+  })
   useEngineBindings(engine, state, model.loading.phase, annotations, {
     on: placing,
     set: setPlacing,
@@ -218,22 +210,20 @@ export function ViewerScreen(props: { id: string }) {
   const { selected, hidden } = state
   // What the server lets me do here (the file's role and capabilities): the panels offer only that.
   const access = accessOf(model.file)
+  const current = () => currentView(engine.current, state.view, hidden, selected)
+  const ready = model.loading.phase === 'ready'
+  const { restore, reload } = { restore: state.restore, reload: reloadViews }
+  const follow = useFollowedView({ fileId: props.id, engine, ready, views, access, current, restore, reload })
   return (
     <section class="viewer" aria-label="Viewer">
-      <ViewerHead
-        name={model.file?.name}
-        back={backTo(model.file)}
-        canFitSelection={selected !== null}
-        canShowAll={hidden.size > 0}
-        onFit={(selection) => engine.current?.fit(selection ? selected : null, true)}
-        onShowAll={() => state.applyHidden(new Set())}
-      />
+      <Head model={model} state={state} engine={engine} live={live} guest={props.guest === true} />
       <div class="viewer-body">
         <Viewport
           canvas={canvas}
           engine={engine}
           model={model}
           state={state}
+          access={access}
           onClear={() => {
             state.select(null)
             setPlacing(false)
@@ -244,19 +234,7 @@ export function ViewerScreen(props: { id: string }) {
           tab={state.tab}
           onTab={state.setTab}
           access={access}
-          parts={{
-            file: props.id,
-            tree: model.tree,
-            ready: model.loading.phase === 'ready',
-            selected: selected ? findNode(model.tree, selected) : null,
-            hidden,
-            attributes: model.attributes,
-            access,
-            onSelect: state.select,
-            onHidden: state.applyHidden,
-            onIsolate: state.isolate,
-            onSaved: (nodeId, a) => model.setAttributes((all) => ({ ...all, [nodeId]: a })),
-          }}
+          parts={partsOf(props.id, model, state, search, access)}
           annotations={{
             annotations,
             active: state.active,
@@ -269,13 +247,40 @@ export function ViewerScreen(props: { id: string }) {
           }}
           views={{
             views,
-            current: () => currentView(engine.current, hidden, selected),
-            onRestore: state.restore,
+            current,
+            onRestore: follow.restored,
             onChanged: reloadViews,
+            canvas: () => canvas.current,
+            model: model.file?.name ?? 'model',
           }}
         />
       </div>
     </section>
+  )
+}
+
+/** The head bar: back, the file's name, the live session's people and the view's buttons. */
+function Head(props: {
+  model: ReturnType<typeof useModel>
+  state: ViewerState
+  engine: RefObject<ViewerEngine | null>
+  live: LiveView
+  guest: boolean
+}) {
+  const { state, engine } = props
+  return (
+    <ViewerHead
+      name={props.model.file?.name}
+      back={props.guest ? null : backTo(props.model.file)}
+      canFitSelection={state.selected.length > 0}
+      boxSelect={state.boxMode}
+      onBoxSelect={state.setBoxMode}
+      canShowAll={state.hidden.size > 0}
+      onFit={(selection) => engine.current?.fit(selection ? state.selected : null, true)}
+      onShowAll={() => state.applyHidden(new Set())}
+    >
+      <PresenceStrip live={props.live} />
+    </ViewerHead>
   )
 }
 
@@ -285,6 +290,7 @@ function Viewport(props: {
   engine: RefObject<ViewerEngine | null>
   model: ReturnType<typeof useModel>
   state: ReturnType<typeof useViewerState>
+  access: ReturnType<typeof accessOf>
   onClear: () => void
 }) {
   const { engine, model, state } = props
@@ -297,27 +303,37 @@ function Viewport(props: {
         aria-label={`3D view of ${model.file?.name ?? 'the model'}`}
         aria-describedby="viewer-keys"
         tabIndex={0}
-        onKeyDown={(e) =>
+        onKeyDown={(e) => {
           onCanvasKey(e, engine.current, {
             fit: () => engine.current?.fit(state.selected, true),
             clear: props.onClear,
+            projection: () => {
+              const camera = state.view.camera
+              const projection = camera.projection === 'perspective' ? 'orthographic' : 'perspective'
+              state.changeView('camera', { ...camera, projection, pose: null })
+            },
+            tool: (slice) => state.tools.toggle(slice, true),
           })
-        }
+        }}
       />
       <LoadingOverlay loading={model.loading} file={model.file} />
+      {model.loading.phase === 'ready' && <ViewCube engine={engine.current} />}
+      {model.loading.phase === 'ready' && (
+        <ViewerToolbar
+          view={state.view}
+          onChange={state.changeView}
+          engine={engine.current}
+          access={props.access}
+          selection={[...state.selected]}
+          panels={state.tools}
+        />
+      )}
       <p id="viewer-keys" class="keys-hint">
-        Drag to orbit, right-drag to pan, wheel to zoom. Keys: arrows orbit, + and − zoom, F fits, Esc clears
-        the selection.
+        Drag to orbit, right-drag to pan, wheel to zoom; Ctrl+click adds or removes a part, Shift+drag selects
+        with a box. Keys: arrows orbit, + and − zoom, F fits, 1–7 standard views, O orthographic, M measures
+        (a tool's letter opens its panel and goes to it), Esc clears the selection. While measuring, the
+        arrows move the cursor and Enter places a point.
       </p>
     </div>
   )
-}
-
-/** What "Save view" stores: the camera (a default one before the engine is up), hidden and selected parts. */
-function currentView(engine: ViewerEngine | null, hidden: Set<string>, selected: string | null): ViewState {
-  return {
-    camera: engine?.getCamera() ?? { position: [0, 0, 5], target: [0, 0, 0] },
-    hidden: [...hidden],
-    selected,
-  }
 }

@@ -2,125 +2,198 @@
 // screen). Nodes are matched to the scene tree through `extras.tesseraId`, which GLTFLoader puts in
 // `userData.tesseraId` (docs/conversion.md).
 import * as THREE from 'three'
-import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
-import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
-import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import { type Bounds, dolly, fitClipPlanes, limitZoom, orbit } from './camera.ts'
-import { SelectionHighlight } from './highlight.ts'
+import type { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
+import { type Avatar, AvatarLayer } from './avatars.ts'
+import { type Bounds, dolly, fitClipPlanes, framing, limitZoom, orbit, type ViewCamera } from './camera.ts'
+import { CameraRig, type StandardView } from './camera-rig.ts'
+import { EnginePointer, type Pick } from './engine-pointer.ts'
+import { type PeerSelection, PeerSelections } from './highlight.ts'
+import { Instancing } from './instancing.ts'
+import { meshesUnder, parseModel, rayThrough } from './load.ts'
 import { type Marker, MarkerLayer } from './markers.ts'
+import { PickIndex } from './picking.ts'
+import { exposeProbes } from './probes.ts'
+import { EngineSelection, fitRoots } from './selection.ts'
+import type { CameraSettings, CameraPose as CameraState } from './state/camera.ts'
+import type { ViewSettings } from './state/index.ts'
+import type { Vec3 } from './state/slice.ts'
+import { makeTools, type Tools } from './tools/index.ts'
+import type { ViewerContext, ViewerTool } from './tools/tool.ts'
 
-export type Vec3 = [number, number, number]
-export interface CameraState {
-  position: Vec3
-  target: Vec3
-}
-export interface Pick {
-  nodeId: string | null
-  point: Vec3
-}
+export type { CameraState, Pick, StandardView, Vec3 }
 // Until the screen passes the theme's --viewer-bg (the light theme's value).
 export const BACKGROUND = 0xeef1f5
 
-function shown(object: THREE.Object3D): boolean {
-  for (let o: THREE.Object3D | null = object; o; o = o.parent) if (!o.visible) return false
-  return true
-}
-
-function vec(v: THREE.Vector3): Vec3 {
-  return [v.x, v.y, v.z]
-}
+const GL_OPTIONS = { antialias: true, preserveDrawingBuffer: true, stencil: true }
 
 export class ViewerEngine {
   readonly renderer: THREE.WebGLRenderer
-  readonly camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000)
   readonly controls: OrbitControls
+  /** The perspective and orthographic cameras, the up vector, field of view and near plane. */
+  private readonly rig: CameraRig
   private readonly scene = new THREE.Scene()
   private readonly markers = new MarkerLayer()
-  private readonly highlight = new SelectionHighlight()
+  private readonly avatars = new AvatarLayer()
+  private readonly peers = new PeerSelections()
   private bounds: Bounds = { center: new THREE.Vector3(), radius: 1 }
   private model: THREE.Object3D | null = null
   private readonly nodes = new Map<string, THREE.Object3D>()
   private dirty = true
+  /** Bumped by sceneChanged() (ViewerContext): tools redo per-scene work only when it moved. */
+  private version = 0
   private frame = 0
-  private flight: { from: CameraState; to: CameraState; start: number } | null = null
   private readonly observer: ResizeObserver
-  private down: { x: number; y: number } | null = null
+  private readonly pointer: EnginePointer
+  /** The tools by slice name (a panel may ask its own tool what the model offers: layers.list()). */
+  readonly tools: Tools
+  /** The selected parts (selection.ts), and its box select (`selection.box`). */
+  readonly selection: EngineSelection
+  private readonly pickIndex = new PickIndex()
+  /** Repeated parts drawn as one InstancedMesh per geometry and material (instancing.ts). */
+  private readonly instancing: Instancing
   radius = 1
-  onPick: (pick: Pick, marker: string | null) => void = () => {}
+  onPick = (_pick: Pick, _marker: string | null): void => {}
+  /** The user moved the camera (drag, wheel, keys, fit, fly-to): a follow ends there. */
+  onUserMove = (): void => {}
 
   constructor(private readonly canvas: HTMLCanvasElement) {
-    // preserveDrawingBuffer: screenshots and pixel checks read what was drawn.
-    this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true })
+    // preserveDrawingBuffer: screenshots and pixel checks read what was drawn; stencil: section caps.
+    this.renderer = new THREE.WebGLRenderer({ canvas, ...GL_OPTIONS })
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2))
     this.scene.background = new THREE.Color(BACKGROUND)
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8f99, 2.2))
     const sun = new THREE.DirectionalLight(0xffffff, 1.6)
     sun.position.set(3, 5, 4)
-    this.camera.add(sun)
-    this.scene.add(this.camera, this.markers.group)
-    this.controls = new OrbitControls(this.camera, canvas)
-    this.controls.enableDamping = false
+    this.rig = new CameraRig(canvas, this.scene, sun)
+    this.scene.add(this.markers.group, this.avatars.group)
+    this.controls = this.rig.controls
     this.controls.addEventListener('change', () => {
-      fitClipPlanes(this.camera, this.controls, this.bounds)
+      this.rig.fitOrthographic()
+      this.fitClip()
       this.invalidate()
     })
     // Grabbing the camera ends a fly-to (an annotation opened): the flight would otherwise put the
     // camera back on its path at the next frame and undo the user's drag.
-    this.controls.addEventListener('start', () => {
-      this.flight = null
-    })
+    this.controls.addEventListener('start', () => this.userMoved())
     this.observer = new ResizeObserver(() => this.resize())
     this.observer.observe(canvas)
-    canvas.addEventListener('pointerdown', this.pointerDown)
-    canvas.addEventListener('pointerup', this.pointerUp)
+    this.selection = new EngineSelection(this.context())
+    this.instancing = new Instancing(this.scene, () => this.selection.meshSet())
+    // The loop brings the world matrices up to date itself, before the batches read them.
+    this.scene.matrixWorldAutoUpdate = false
+    this.tools = makeTools(this.context())
+    this.pointer = new EnginePointer(canvas, {
+      tools: () => this.toolList().map(({ tool }) => tool),
+      rayAt: (x, y) => this.rayAt(x, y),
+      hitOf: (ray) => (this.model ? this.pickIndex.hit(ray, this.model) : undefined),
+      markers: this.markers,
+      onPick: (pick, marker) => this.onPick(pick, marker),
+    })
+    // Tests: the state read back, a slice applied as a restored view would, the model's materials.
+    Object.assign(canvas, {
+      tesseraSnapshot: () => this.snapshot(),
+      tesseraApply: (view: Partial<ViewSettings>) => this.apply(view),
+      tesseraMaterials: () =>
+        meshesUnder(this.model).flatMap((m) =>
+          [m.material].flat().map((x) => [x.uuid, x.clippingPlanes?.length ?? 0]),
+        ),
+    })
+    exposeProbes(canvas, this.context(), this.pickIndex)
     this.resize()
     this.loop()
   }
 
-  /** Parse the optimized GLB (meshopt, maybe Draco; decoders served by the console itself). */
-  async load(bytes: ArrayBuffer): Promise<void> {
-    const draco = new DRACOLoader().setDecoderPath('/draco/')
-    const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).setDRACOLoader(draco)
-    try {
-      const gltf = await loader.parseAsync(bytes, '')
-      this.model = gltf.scene
-      this.scene.add(gltf.scene)
-      gltf.scene.traverse((object) => {
-        const id = object.userData.tesseraId
-        if (typeof id === 'string' && !this.nodes.has(id)) this.nodes.set(id, object)
-        if (object instanceof THREE.Mesh) {
-          // Own materials per mesh: highlighting one part must not light up its instances.
-          object.material = Array.isArray(object.material)
-            ? object.material.map((m) => m.clone())
-            : object.material.clone()
-        }
-      })
-      const sphere = new THREE.Box3().setFromObject(gltf.scene).getBoundingSphere(new THREE.Sphere())
-      this.radius = Math.max(sphere.radius, 1e-3)
-      this.bounds = { center: sphere.center, radius: this.radius }
-      limitZoom(this.controls, this.bounds)
-      this.fit()
-    } finally {
-      draco.dispose()
+  /** What the tools are given: the core's parts, behind functions where they change over time. */
+  private context(): ViewerContext {
+    return {
+      scene: this.scene,
+      renderer: this.renderer,
+      canvas: this.canvas,
+      controls: this.controls,
+      camera: () => this.camera,
+      model: () => this.model,
+      node: (id) => this.nodes.get(id),
+      nodes: () => this.nodes,
+      meshesOf: (id) => this.meshes(id === null ? this.model : (this.nodes.get(id) ?? null)),
+      bounds: () => this.bounds,
+      selected: () => this.selection.ids(),
+      invalidate: () => this.invalidate(),
+      sceneChanged: () => this.sceneChanged(),
+      sceneVersion: () => this.version,
+      partsMoved: () => {
+        this.pickIndex.partsMoved()
+        this.invalidate()
+      },
+      changeMaterials: (swap) => this.selection.reapplyAround(swap, () => this.sceneChanged()),
+      pickAt: (x, y) => this.pickAt(x, y),
+      rayAt: (x, y) => this.rayAt(x, y),
     }
   }
 
-  has(id: string): boolean {
-    return this.nodes.has(id)
+  private toolList(): { name: string; tool: ViewerTool<unknown> }[] {
+    return Object.entries(this.tools).map(([name, tool]) => ({ name, tool: tool as ViewerTool<unknown> }))
   }
 
-  private meshes(root: THREE.Object3D | null): THREE.Mesh[] {
-    const out: THREE.Mesh[] = []
-    root?.traverse((o) => {
-      if (o instanceof THREE.Mesh) out.push(o)
-    })
+  /** The camera drawing now (perspective or orthographic: the view's `cameraType`). */
+  get camera(): ViewCamera {
+    return this.rig.camera
+  }
+
+  /** The perspective field of view in degrees (the orthographic camera's height follows it too). */
+  fieldOfView(): number {
+    return this.rig.perspective.fov
+  }
+
+  /** The view cube's CSS matrix3d (screens/tools/view-cube.tsx). */
+  cubeMatrix(): number[] {
+    return this.rig.cubeMatrix()
+  }
+
+  /** Set the tools from (part of) a saved view; slices not given stay as they are. */
+  apply(view: Partial<ViewSettings>): void {
+    if (view.camera) this.applyCamera(view.camera)
+    const slices = view as Record<string, unknown>
+    for (const { name, tool } of this.toolList()) {
+      if (slices[name] !== undefined) tool.apply(slices[name])
+    }
+    this.sceneChanged()
+  }
+
+  /** Each tool's state read back from the scene (tests read it from the canvas: tesseraSnapshot()). */
+  snapshot(): Record<string, unknown> {
+    const out: Record<string, unknown> = { camera: this.rig.settings(), selection: this.selection.snapshot() }
+    for (const { name, tool } of this.toolList()) out[name] = tool.snapshot()
     return out
   }
 
-  select(id: string | null): void {
-    this.highlight.show(this.meshes(id ? (this.nodes.get(id) ?? null) : null))
-    this.invalidate()
+  /** Draw the optimized GLB (load.ts), framed in view. */
+  async load(bytes: ArrayBuffer): Promise<void> {
+    const { root, nodes } = await parseModel(bytes)
+    // Where the first frame's time goes (bench/viewer.ts reads these marks).
+    performance.mark('tessera:parsed')
+    this.model = root
+    this.scene.add(root)
+    root.updateMatrixWorld(true)
+    this.instancing.build(root)
+    for (const [id, object] of nodes) this.nodes.set(id, object)
+    const sphere = new THREE.Box3().setFromObject(root).getBoundingSphere(new THREE.Sphere())
+    this.radius = Math.max(sphere.radius, 1e-3)
+    this.bounds = { center: sphere.center, radius: this.radius }
+    limitZoom(this.controls, this.bounds)
+    this.fit()
+    for (const { tool } of this.toolList()) tool.modelLoaded?.()
+    // After the first frame: the bounds trees build in idle time (picking.ts).
+    this.pickIndex.build(root)
+    performance.mark('tessera:loaded')
+  }
+
+  private meshes(root: THREE.Object3D | null): THREE.Mesh[] {
+    return meshesUnder(root)
+  }
+
+  /** Select exactly these parts (one id, several, or none). */
+  select(ids: string | readonly string[] | null): void {
+    this.selection.set(ids === null ? [] : typeof ids === 'string' ? [ids] : ids)
   }
 
   /** While an annotation is placed: a crosshair, inline so that nothing else's cursor wins. */
@@ -130,13 +203,13 @@ export class ViewerEngine {
 
   /** Keyboard orbit, in radians (left: azimuth, up: elevation). */
   orbit(left: number, up: number): void {
-    this.flight = null
+    this.userMoved()
     orbit(this.camera, this.controls, left, up)
   }
 
   /** Keyboard zoom: < 1 closer, > 1 farther, within the model's limits. */
   zoom(factor: number): void {
-    this.flight = null
+    this.userMoved()
     dolly(this.camera, this.controls, factor)
   }
 
@@ -149,47 +222,74 @@ export class ViewerEngine {
   setHidden(hidden: Iterable<string>): void {
     const set = new Set(hidden)
     for (const [id, object] of this.nodes) object.visible = !set.has(id)
+    this.sceneChanged()
+  }
+
+  /** Frame the given node(s) (none given: the whole visible model) in view. */
+  fit(ids?: string | readonly string[] | null, animate = false): void {
+    const roots = fitRoots(ids, this.nodes, this.model)
+    if (roots.length === 0) return
+    // The ResizeObserver reports later: take the canvas's current aspect now.
+    this.resize()
+    const pose = framing(roots, this.rig.lens(), this.rig.from('iso'))
+    if (pose) this.setCamera(pose, animate)
+  }
+
+  /** Projection, field of view, up and near plane; then the pose, when the view has one. */
+  private applyCamera(settings: CameraSettings): void {
+    this.rig.apply(settings)
+    if (settings.pose) this.setCamera(settings.pose)
+    this.fitClip()
     this.invalidate()
   }
 
-  /** Frame the given node (or the whole visible model) in view. */
-  fit(id?: string | null, animate = false): void {
-    const root = id ? this.nodes.get(id) : this.model
-    if (!root) return
-    // The ResizeObserver reports later: take the canvas's current aspect now.
+  /** Look at the whole (visible) model from a standard direction, turned to the model's up. */
+  standardView(view: StandardView, animate = true): void {
+    if (!this.model) return
     this.resize()
-    const box = new THREE.Box3()
-    root.updateWorldMatrix(true, true)
-    root.traverseVisible((o) => {
-      if (o instanceof THREE.Mesh) box.expandByObject(o)
-    })
-    if (box.isEmpty()) box.setFromObject(root)
-    if (box.isEmpty()) return
-    const sphere = box.getBoundingSphere(new THREE.Sphere())
-    // The narrower of the two fields of view decides (portrait screens: the horizontal one).
-    const vertical = THREE.MathUtils.degToRad(this.camera.fov / 2)
-    const horizontal = Math.atan(Math.tan(vertical) * this.camera.aspect)
-    const distance = (sphere.radius / Math.sin(Math.min(vertical, horizontal))) * 1.1
-    const direction = new THREE.Vector3(1, 0.8, 1.2).normalize()
-    const position = sphere.center.clone().addScaledVector(direction, distance)
-    this.setCamera({ position: vec(position), target: vec(sphere.center) }, animate)
+    const pose = framing(this.model, this.rig.lens(), this.rig.from(view))
+    if (pose) this.setCamera(pose, animate)
   }
 
   getCamera(): CameraState {
-    return { position: vec(this.camera.position), target: vec(this.controls.target) }
+    return this.rig.pose()
   }
 
   /** Move the camera; animated, it flies there in 600 ms. */
   setCamera(state: CameraState, animate = false): void {
-    if (animate) {
-      this.flight = { from: this.getCamera(), to: state, start: performance.now() }
-    } else {
-      this.flight = null
-      this.camera.position.set(...state.position)
-      this.controls.target.set(...state.target)
-      this.controls.update()
-    }
+    this.userMoved()
+    this.rig.moveTo(state, animate)
     this.invalidate()
+  }
+
+  private userMoved(): void {
+    this.rig.stop()
+    this.onUserMove()
+  }
+
+  /** Follow a camera (null: stop); the next own move stops it too. */
+  follow(state: CameraState | null): void {
+    this.rig.follow(state)
+    this.invalidate()
+  }
+
+  /** The others (live sessions): avatars a fifth of the model's radius long, selections in their colour. */
+  setPeers(avatars: Avatar[], selections: PeerSelection[]): void {
+    this.avatars.set(avatars, this.radius * 0.2)
+    this.peers.set(selections, (id) => this.meshes(this.nodes.get(id) ?? null))
+    this.sceneChanged()
+  }
+
+  /** What the others' avatars and selections look like now (tests read it through data attributes). */
+  liveState(): { avatars: { id: string; position: Vec3 }[]; selections: Record<string, string[]> } {
+    return { avatars: this.avatars.drawn(), selections: this.peers.state() }
+  }
+
+  /** The model's bounds for the clip planes, grown to hold the avatars. */
+  private fitClip(): void {
+    const reach = this.avatars.reach(this.bounds.center)
+    const radius = Math.max(this.bounds.radius, reach / 1.5)
+    fitClipPlanes(this.camera, this.controls, { center: this.bounds.center, radius }, this.rig.near)
   }
 
   setMarkers(markers: Marker[], active: string | null): void {
@@ -197,39 +297,20 @@ export class ViewerEngine {
     this.invalidate()
   }
 
-  private pointerDown = (event: PointerEvent): void => {
-    this.down = { x: event.clientX, y: event.clientY }
+  private rayAt(clientX: number, clientY: number): THREE.Raycaster {
+    return rayThrough(this.canvas, this.camera, clientX, clientY)
   }
 
-  /** A click (not a drag of the orbit controls) picks what is under the pointer. */
-  private pointerUp = (event: PointerEvent): void => {
-    const down = this.down
-    this.down = null
-    if (!down || Math.hypot(event.clientX - down.x, event.clientY - down.y) > 4) return
-    const rect = this.canvas.getBoundingClientRect()
-    const ndc = new THREE.Vector2(
-      ((event.clientX - rect.left) / rect.width) * 2 - 1,
-      -((event.clientY - rect.top) / rect.height) * 2 + 1,
-    )
-    const ray = new THREE.Raycaster()
-    ray.setFromCamera(ndc, this.camera)
-    // The raycaster ignores visibility: a hidden part (or a part under a hidden node) is skipped here.
-    const hit = this.model ? ray.intersectObject(this.model, true).find((h) => shown(h.object)) : undefined
-    const marker = this.markers.pick(ray, hit?.distance ?? Number.POSITIVE_INFINITY)
-    if (marker) {
-      this.onPick({ nodeId: null, point: vec(marker.point) }, marker.id)
-      return
-    }
-    if (!hit) {
-      this.onPick({ nodeId: null, point: [0, 0, 0] }, null)
-      return
-    }
-    let object: THREE.Object3D | null = hit.object
-    while (object && typeof object.userData.tesseraId !== 'string') object = object.parent
-    this.onPick({ nodeId: (object?.userData.tesseraId as string) ?? null, point: vec(hit.point) }, null)
+  private pickAt(clientX: number, clientY: number): THREE.Intersection | undefined {
+    return this.model ? this.pickIndex.hit(this.rayAt(clientX, clientY), this.model) : undefined
   }
 
   invalidate(): void {
+    this.dirty = true
+  }
+
+  private sceneChanged(): void {
+    this.version++
     this.dirty = true
   }
 
@@ -238,45 +319,46 @@ export class ViewerEngine {
     if (w === 0 || h === 0) return
     this.renderer.setSize(w, h, false)
     const buffer = this.renderer.getDrawingBufferSize(new THREE.Vector2())
-    this.highlight.setResolution(buffer.x, buffer.y)
-    this.camera.aspect = w / h
-    this.camera.updateProjectionMatrix()
+    this.selection.setResolution(buffer.x, buffer.y)
+    this.peers.setResolution(buffer.x, buffer.y)
+    this.rig.setAspect(w / h)
     this.invalidate()
   }
 
   private loop = (): void => {
     this.frame = requestAnimationFrame(this.loop)
-    if (this.flight) this.stepFlight()
+    if (this.rig.step(performance.now())) this.invalidate()
+    if (this.avatars.step()) {
+      this.fitClip()
+      this.invalidate()
+    }
+    const now = performance.now()
+    for (const { tool } of this.toolList()) if (tool.beforeRender?.(now)) this.invalidate()
     if (!this.dirty) return
     this.dirty = false
-    this.renderer.render(this.scene, this.camera)
-  }
-
-  private stepFlight(): void {
-    const flight = this.flight
-    if (!flight) return
-    const t = Math.min(1, (performance.now() - flight.start) / 600)
-    const ease = t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2
-    const lerp = (a: Vec3, b: Vec3): Vec3 => [
-      a[0] + (b[0] - a[0]) * ease,
-      a[1] + (b[1] - a[1]) * ease,
-      a[2] + (b[2] - a[2]) * ease,
-    ]
-    this.camera.position.set(...lerp(flight.from.position, flight.to.position))
-    this.controls.target.set(...lerp(flight.from.target, flight.to.target))
-    this.controls.update()
-    if (t >= 1) this.flight = null
-    this.invalidate()
+    this.scene.updateMatrixWorld()
+    this.instancing.beforeRender(this.camera.layers)
+    try {
+      this.renderer.render(this.scene, this.camera)
+    } finally {
+      this.instancing.afterRender()
+    }
+    if (this.model && performance.getEntriesByName('tessera:drawn').length === 0)
+      performance.mark('tessera:drawn')
   }
 
   dispose(): void {
     cancelAnimationFrame(this.frame)
+    this.pickIndex.dispose()
+    this.instancing.dispose()
     this.observer.disconnect()
-    this.canvas.removeEventListener('pointerdown', this.pointerDown)
-    this.canvas.removeEventListener('pointerup', this.pointerUp)
+    this.pointer.dispose()
+    for (const { tool } of this.toolList()) tool.dispose()
     this.controls.dispose()
-    this.highlight.dispose()
+    this.selection.dispose()
     this.markers.clear()
+    this.avatars.clear()
+    this.peers.dispose()
     this.scene.traverse((o) => {
       if (o instanceof THREE.Mesh) {
         o.geometry.dispose()

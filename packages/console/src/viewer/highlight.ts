@@ -27,16 +27,33 @@ function triangles(geometry: THREE.BufferGeometry): number {
 }
 
 export class SelectionHighlight {
-  private readonly solid = new LineMaterial({ color: OUTLINE, linewidth: OUTLINE_PX })
-  private readonly faint = new LineMaterial({
-    color: OUTLINE,
-    linewidth: OUTLINE_PX - 1,
-    transparent: true,
-    opacity: 0.35,
-    depthTest: false,
-  })
+  private readonly solid: LineMaterial
+  private readonly faint: LineMaterial
   private readonly saved = new Map<THREE.Material, Saved>()
   private outlines: LineSegments2[] = []
+  private readonly order: number
+
+  /**
+   * My own selection: the accent outline and the lift. Another participant's (live sessions): their
+   * colour and no lift, so that several selections of one part stay apart and mine stays mine.
+   */
+  constructor(
+    color: THREE.ColorRepresentation = OUTLINE,
+    private readonly lifts = true,
+  ) {
+    // Another's outline is wider and drawn first: where we both selected a part, theirs shows as a
+    // band of their colour around my accent line instead of hiding it.
+    const px = lifts ? OUTLINE_PX : OUTLINE_PX + 3
+    this.order = lifts ? 20 : 18
+    this.solid = new LineMaterial({ color, linewidth: px })
+    this.faint = new LineMaterial({
+      color,
+      linewidth: px - 1,
+      transparent: true,
+      opacity: 0.35,
+      depthTest: false,
+    })
+  }
 
   /** LineMaterial draws in pixels: it needs the drawing buffer's size. */
   setResolution(width: number, height: number): void {
@@ -48,7 +65,7 @@ export class SelectionHighlight {
     this.clear()
     let budget = EDGE_TRIANGLE_BUDGET
     for (const mesh of meshes) {
-      for (const m of materialsOf(mesh)) this.lift(m)
+      if (this.lifts) for (const m of materialsOf(mesh)) this.lift(m)
       // An instanced mesh draws its geometry many times: one outline would mark only one copy.
       if (mesh instanceof THREE.InstancedMesh) continue
       budget -= triangles(mesh.geometry)
@@ -57,13 +74,23 @@ export class SelectionHighlight {
     }
   }
 
-  clear(): void {
+  /** The lift taken off every material it is on (their own emissive back), outlines kept. */
+  unlift(): void {
     for (const [m, s] of this.saved) {
       const lit = m as THREE.MeshStandardMaterial
       lit.emissive.copy(s.emissive)
       lit.emissiveIntensity = s.intensity
     }
     this.saved.clear()
+  }
+
+  /** The lift put on the materials these meshes have now (after another tool swapped them). */
+  relift(meshes: THREE.Mesh[]): void {
+    if (this.lifts) for (const mesh of meshes) for (const m of materialsOf(mesh)) this.lift(m)
+  }
+
+  clear(): void {
+    this.unlift()
     for (const line of this.outlines) {
       line.removeFromParent()
       line.geometry.dispose()
@@ -92,15 +119,63 @@ export class SelectionHighlight {
     const geometry = new LineSegmentsGeometry().fromEdgesGeometry(edges)
     edges.dispose()
     for (const [material, order] of [
-      [this.faint, 20],
-      [this.solid, 21],
+      [this.faint, this.order],
+      [this.solid, this.order + 1],
     ] as const) {
       const line = new LineSegments2(geometry, material)
       line.renderOrder = order
-      // Picking goes to the part under the pointer, never to its outline.
+      // Picking goes to the part under the pointer, never to its outline; and an outline is no part
+      // of the mesh to outline again (a LineSegments2 is a Mesh).
       line.raycast = () => {}
+      line.userData.outline = true
       mesh.add(line)
       this.outlines.push(line)
     }
+  }
+}
+
+export interface PeerSelection {
+  id: string
+  color: string
+  ids: string[]
+}
+
+/** The selections of the others in a live session, each outlined in its participant's colour. */
+export class PeerSelections {
+  private readonly shown = new Map<string, { color: string; ids: string[]; highlight: SelectionHighlight }>()
+  private resolution: [number, number] = [1, 1]
+
+  setResolution(width: number, height: number): void {
+    this.resolution = [width, height]
+    for (const peer of this.shown.values()) peer.highlight.setResolution(width, height)
+  }
+
+  /** `meshesOf` gives a node's meshes (none for an ID the model does not have). */
+  set(peers: PeerSelection[], meshesOf: (id: string) => THREE.Mesh[]): void {
+    const keep = new Set(peers.map((p) => p.id))
+    for (const [id, peer] of this.shown) {
+      if (keep.has(id)) continue
+      peer.highlight.dispose()
+      this.shown.delete(id)
+    }
+    for (const peer of peers) {
+      let entry = this.shown.get(peer.id)
+      if (entry && entry.color === peer.color && entry.ids.join() === peer.ids.join()) continue
+      entry?.highlight.dispose()
+      entry = { color: peer.color, ids: peer.ids, highlight: new SelectionHighlight(peer.color, false) }
+      entry.highlight.setResolution(...this.resolution)
+      entry.highlight.show(peer.ids.flatMap(meshesOf))
+      this.shown.set(peer.id, entry)
+    }
+  }
+
+  /** Participant → the node IDs outlined for them (tests read it through the viewer's data attributes). */
+  state(): Record<string, string[]> {
+    return Object.fromEntries([...this.shown].map(([id, p]) => [id, p.ids]))
+  }
+
+  dispose(): void {
+    for (const peer of this.shown.values()) peer.highlight.dispose()
+    this.shown.clear()
   }
 }

@@ -10,7 +10,7 @@ const BOX_INDICES = [
   0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3,
 ]
 
-function box(document: Document, name: string, [sx, sy, sz]: Size, color: Rgba): Mesh {
+export function box(document: Document, name: string, [sx, sy, sz]: Size, color: Rgba): Mesh {
   const p: number[] = []
   for (const x of [-sx / 2, sx / 2])
     for (const y of [-sy / 2, sy / 2]) for (const z of [-sz / 2, sz / 2]) p.push(x, y, z)
@@ -22,7 +22,7 @@ function box(document: Document, name: string, [sx, sy, sz]: Size, color: Rgba):
   return document.createMesh(name).addPrimitive(primitive)
 }
 
-function write(document: Document): Promise<Uint8Array> {
+export function write(document: Document): Promise<Uint8Array> {
   const buffer = document.createBuffer()
   for (const accessor of document.getRoot().listAccessors()) accessor.setBuffer(buffer)
   return new NodeIO().writeBinary(document)
@@ -55,5 +55,15 @@ export function assemblyGlb(count: number): Promise<Uint8Array> {
     const node = document.createNode(`Part ${i + 1}`).setMesh(mesh)
     root.addChild(node.setTranslation([i % side, 0, Math.floor(i / side)]))
   }
+  return write(document)
+}
+
+/** Block: one 2 × 1 × 0.5 box centred on the origin (corners at ±1, ±0.5, ±0.25): known lengths to measure. */
+export function blockGlb(): Promise<Uint8Array> {
+  const document = new Document()
+  const scene = document.createScene('Scene')
+  scene.addChild(
+    document.createNode('Block').setMesh(box(document, 'block', [2, 1, 0.5], [0.75, 0.78, 0.84, 1])),
+  )
   return write(document)
 }

@@ -10,7 +10,10 @@ import { adminRoutes } from '../modules/admin/index.ts'
 import { annotationRoutes } from '../modules/annotations/index.ts'
 import { configurationRoutes } from '../modules/configurations/index.ts'
 import { ConversionWorker, conversionRoutes, uploadFormatPolicy } from '../modules/conversion/index.ts'
+import { discussionRoutes } from '../modules/discussions/index.ts'
 import { fileRoutes, sweepPrunedRevisions } from '../modules/files/index.ts'
+import { LinkLimits, linkRoutes, linkSessionResolver } from '../modules/links/index.ts'
+import { liveRoutes } from '../modules/live/index.ts'
 import { sceneRoutes } from '../modules/scene/index.ts'
 import { authenticateRoutes, sessionRoutes } from '../modules/sessions/index.ts'
 import { streamRoutes } from '../modules/stream/index.ts'
@@ -59,9 +62,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorateRequest('idempotencyKeyStored', false)
   installLifecycle(app, ctx, options)
   installHttpKernel(app, { bodyLimit: JSON_BODY_LIMIT })
-  // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more).
+  // Routes that need no auth declare an empty security requirement in OpenAPI (unless they say more);
+  // routes that take link sessions (modules/links) add the link session to the usual credentials.
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === 'none' && route.schema && !route.schema.hide) route.schema.security ??= []
+    if (!route.schema || route.schema.hide) return
+    if (route.config?.auth === 'none') route.schema.security ??= []
+    else if (route.config?.auth === 'link') route.schema.security ??= [{ linkSession: [] }]
+    else if (route.config?.link === 'read')
+      route.schema.security ??= [...ACCOUNT_SECURITY, { linkSession: [] }]
   })
 
   await app.register(fastifyCookie)
@@ -122,21 +130,30 @@ function installOperations(app: FastifyInstance, ctx: ServerContext) {
   return operations
 }
 
+const ACCOUNT_SECURITY: Array<Record<string, string[]>> = [
+  { bearerAuth: [], sessionHeader: [] },
+  { authCookie: [], sessionCookie: [] },
+]
+
 /** The API proper: every route authenticates as its config says (default: both tokens). */
 async function registerApi(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   await app.register(async (api) => {
-    api.addHook('onRoute', authenticateRoutes(ctx))
+    const linkLimits = new LinkLimits(ctx)
+    api.addHook('onRoute', authenticateRoutes(ctx, linkSessionResolver(ctx, linkLimits)))
     api.addHook('onRoute', idempotentRoutes(idempotencyStore(ctx)))
     await accountRoutes(api, ctx)
     await sessionRoutes(api, ctx)
     await fileRoutes(api, ctx, { uploadFormat: uploadFormatPolicy })
+    linkRoutes(api, ctx, linkLimits)
     await webhookRoutes(api, ctx)
     await sceneRoutes(api, ctx)
     await annotationRoutes(api, ctx)
+    await discussionRoutes(api, ctx)
     await configurationRoutes(api, ctx)
     await conversionRoutes(api, ctx)
     await adminRoutes(api, ctx)
     await streamRoutes(api, ctx)
+    await liveRoutes(api, ctx)
   })
   // preClose: open streams end (their connections would hold the close) before the database closes.
   app.addHook('preClose', async () => ctx.eventStream.close())

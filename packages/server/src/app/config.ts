@@ -7,8 +7,11 @@ import { accountSettings } from '../modules/accounts/index.ts'
 import { annotationSettings } from '../modules/annotations/index.ts'
 import { configurationSettings } from '../modules/configurations/index.ts'
 import { conversionSettings } from '../modules/conversion/index.ts'
+import { discussionSettings } from '../modules/discussions/index.ts'
 import { fileItemSettings } from '../modules/file-items/index.ts'
 import { fileSettings } from '../modules/files/index.ts'
+import { linkSettings } from '../modules/links/index.ts'
+import { liveSettings } from '../modules/live/index.ts'
 import { sceneSettings } from '../modules/scene/index.ts'
 import { sessionSettings } from '../modules/sessions/index.ts'
 import { webhookSettings } from '../modules/webhooks/index.ts'
@@ -22,13 +25,16 @@ const SETTINGS = [
   ...accountSettings,
   ...fileSettings,
   ...fileItemSettings,
+  ...linkSettings,
   ...annotationSettings,
+  ...discussionSettings,
   ...configurationSettings,
   ...sceneSettings,
   ...conversionSettings,
   ...webhookSettings,
   ...eventSettings,
   ...streamSettings,
+  ...liveSettings,
   ...deliverySettings,
 ]
 

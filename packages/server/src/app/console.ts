@@ -17,8 +17,9 @@ const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 /**
  * What the console needs and nothing else: its own scripts, styles and API calls; WebAssembly
  * compilation for the meshopt and Draco decoders ('wasm-unsafe-eval' allows compiling wasm, not
- * eval of JS); blob: workers (three's DRACOLoader starts its workers from a blob URL); data:/blob:
- * images (textures decoded from the GLB). No inline script or style, no other origin, no framing.
+ * eval of JS); workers from 'self' (the viewer's bounds-tree worker, a file of the build) and blob:
+ * (three's DRACOLoader starts its workers from a blob URL); data:/blob: images (textures decoded
+ * from the GLB). No inline script or style, no other origin, no framing.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'",

@@ -35,7 +35,6 @@ const RATE_LIMIT_HEADERS = {
  * code paths and the registry (platform/errors.ts). Keyed by operationId.
  */
 const OWN_STATUSES: Record<string, number[]> = {
-  login: [401, 429],
   changePassword: [403],
   createSession: [402],
   getReadiness: [503],
@@ -48,6 +47,7 @@ const OWN_STATUSES: Record<string, number[]> = {
   getFileThumbnail: [409],
   getSceneTree: [409],
   shareFile: [409],
+  starFile: [409],
   updateSceneAttributes: [404],
   getSceneAttributes: [404],
   createAnnotation: [404, 409],
@@ -55,7 +55,9 @@ const OWN_STATUSES: Record<string, number[]> = {
   deleteAnnotation: [404],
   listAnnotations: [404],
   saveConfiguration: [404, 409],
-  deleteConfiguration: [404],
+  deleteConfiguration: [404, 409],
+  lockConfiguration: [404, 409],
+  unlockConfiguration: [404],
   listConfigurations: [404],
   createWebhook: [409, 429],
   updateWebhook: [429],
@@ -67,10 +69,15 @@ const OWN_STATUSES: Record<string, number[]> = {
   updateAccount: [403],
   getLicenses: [403],
   streamEvents: [429, 503],
+  login: [401, 403, 429],
+  createLink: [409],
+  getLink: [404],
+  openLink: [401, 403, 404, 410, 429],
+  renewLinkSession: [429],
 }
 
 /** Statuses every operation of a shape answers: bad input, credentials, CSRF, body limits, ids. */
-function impliedStatuses(method: string, op: Json): number[] {
+function impliedStatuses(op: Json): number[] {
   const statuses = [500]
   const parameters = (op.parameters ?? []) as Json[]
   const authenticated = !(Array.isArray(op.security) && op.security.length === 0)
@@ -78,7 +85,8 @@ function impliedStatuses(method: string, op: Json): number[] {
   if (authenticated || parameters.length > 0 || op.requestBody) statuses.push(400)
   if (authenticated) statuses.push(401)
   // Cookie-authenticated writes without X-Tessera-CSRF: 403 CSRF_REJECTED.
-  if (authenticated && method !== 'get') statuses.push(403)
+  // 403 also for a link session on an operation it may not call (LINK_READ_ONLY, LINK_NOT_ALLOWED).
+  if (authenticated) statuses.push(403)
   if (parameters.some((p) => p.in === 'path')) statuses.push(404)
   if (op.requestBody) statuses.push(413, 415)
   return statuses
@@ -104,9 +112,9 @@ function isBinary(response: Json): boolean {
   return Object.values(content).some((media) => media.schema?.format === 'binary')
 }
 
-function finishResponses(method: string, op: Json): void {
+function finishResponses(op: Json): void {
   const responses = (op.responses ?? {}) as Record<string, Json>
-  const errors = new Set([...impliedStatuses(method, op), ...(OWN_STATUSES[String(op.operationId)] ?? [])])
+  const errors = new Set([...impliedStatuses(op), ...(OWN_STATUSES[String(op.operationId)] ?? [])])
   const out: Record<string, Json> = {}
   for (const [status, response] of Object.entries(responses)) {
     // The ranges are replaced by the statuses named one by one.
@@ -134,6 +142,7 @@ const TAGS = [
   { name: 'scene', description: "Attributes of the nodes of a file's scene tree" },
   { name: 'annotations', description: 'Annotations on files, with their permission lists' },
   { name: 'configurations', description: 'Saved viewer configurations of files' },
+  { name: 'links', description: 'Share by link: a file’s link, opening it, link sessions of guests' },
   { name: 'webhooks', description: 'Webhook registrations, their delivery log, retries and test events' },
   { name: 'events', description: 'The live event stream (Server-Sent Events)' },
   { name: 'admin', description: "Administrators' routes: accounts and licenses" },
@@ -144,7 +153,7 @@ const TAGS = [
 export function finishDocument<Document extends object>(document: Document): Document {
   const paths = ((document as Json).paths ?? {}) as Record<string, Record<string, Json>>
   for (const item of Object.values(paths)) {
-    for (const [method, op] of Object.entries(item)) finishResponses(method, op)
+    for (const op of Object.values(item)) finishResponses(op)
   }
   addExamples(document as Json)
   return { ...document, tags: TAGS }

@@ -58,6 +58,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             name: 'X-Service-Session',
             description: 'Session as cookie',
           },
+          linkSession: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Link-Session',
+            description:
+              'Link session (POST /links/open): reads of the linked file on the operations that list it; ' +
+              'on every other operation 403 LINK_READ_ONLY or LINK_NOT_ALLOWED',
+          },
         },
       },
       security: [

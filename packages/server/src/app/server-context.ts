@@ -4,6 +4,7 @@
 import pino, { type DestinationStream } from 'pino'
 import { type DeliveryPorts, HandOffPort, subscribeDeliveries } from '../delivery/index.ts'
 import type { EventPorts } from '../events/index.ts'
+import { subscribeLiveChanges } from '../modules/live/index.ts'
 import { openBlobStore } from '../platform/blobs/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { AppContext } from '../platform/context.ts'
@@ -48,6 +49,8 @@ export async function createContext(config: Config, options: BuildOptions = {}):
   const eventStream = createStreamHub({ db, config, log })
   // Every emit of this process queues its deliveries, in its own transaction (events/subscribers.ts).
   subscribeDeliveries()
+  // …and relays what it changed to the live sessions of the file (modules/live/changes.ts).
+  subscribeLiveChanges()
   return { config, db, blobs, keys, tokens, log, deliveryHandOff: new HandOffPort(), eventStream }
 }
 

@@ -12,6 +12,7 @@ import cluster, { type Worker } from 'node:cluster'
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { deliveryChannel } from '../delivery/index.ts'
+import { relayLiveOverIpc } from '../modules/live/index.ts'
 import type { Config } from '../platform/config.ts'
 import type { Db } from '../platform/db/index.ts'
 import { jobsChannel, type WakeChannel } from '../platform/jobs.ts'
@@ -23,7 +24,10 @@ const RESTART_DELAY_MS = 1000
 const CHANNELS = [deliveryChannel, jobsChannel]
 
 type Role = 'api' | 'workers'
-export type Message = { tessera: 'wake'; channel: string } | { tessera: 'ready' }
+export type Message =
+  | { tessera: 'wake'; channel: string }
+  | { tessera: 'ready' }
+  | { tessera: 'live'; payload: string }
 
 function isMessage(value: unknown): value is Message {
   return typeof value === 'object' && value !== null && 'tessera' in value
@@ -94,6 +98,21 @@ export function relayCommittedWakes(
   return () => {
     for (const unregister of unregisters) unregister()
   }
+}
+
+/**
+ * SQLite: the live sessions' relay (modules/live) between this cluster's processes goes through the
+ * primary, which hands each message to every other API process (PostgreSQL's NOTIFY does it there).
+ */
+export function relayLive(db: Db): void {
+  if (!cluster.isWorker || db.jobStore.notifiesOtherProcesses) return
+  relayLiveOverIpc(db, {
+    send: (payload) => send({ tessera: 'live', payload }),
+    onMessage: (listener) =>
+      process.on('message', (message: unknown) => {
+        if (isMessage(message) && message.tessera === 'live') listener(message.payload)
+      }),
+  })
 }
 
 /** Workers process, same databases: the relayed wake-ups wake this process's workers (no query). */
@@ -176,7 +195,14 @@ class Primary {
   #onMessage(child: Worker, message: unknown): void {
     if (!isMessage(message)) return
     if (message.tessera === 'ready') this.#ready(child)
+    else if (message.tessera === 'live') this.#toOtherApiProcesses(child, message)
     else if (this.#workersChild?.isConnected()) this.#workersChild.send(message)
+  }
+
+  #toOtherApiProcesses(from: Worker, message: Message): void {
+    for (const [child, role] of this.#children) {
+      if (child !== from && role === 'api' && child.isConnected()) child.send(message)
+    }
   }
 
   #ready(child: Worker): void {

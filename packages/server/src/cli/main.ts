@@ -72,9 +72,8 @@ async function serve(config: Config, args: string[]): Promise<void> {
       processes: { type: 'string', default: '1' },
     },
   })
-  const { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, servePrimary } = await import(
-    './cluster.ts'
-  )
+  const { clusterRole, exitWithPrimary, forwardWakes, parseProcesses, relayLive, servePrimary } =
+    await import('./cluster.ts')
   const role = clusterRole()
   if (role === 'workers') return (await import('./worker.ts')).worker(config, [])
   const processes = role === null ? parseProcesses(values.processes) : 1
@@ -90,6 +89,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
   await warmConnections(app.ctx)
   if (role === null) await announceAdmin(app.ctx)
   forwardWakes(app.ctx.db)
+  relayLive(app.ctx.db)
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return

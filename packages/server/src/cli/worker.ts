@@ -7,7 +7,7 @@ import { DeliveryWorker } from '../delivery/index.ts'
 import { EventRetention } from '../events/index.ts'
 import { ConversionWorker } from '../modules/conversion/index.ts'
 import type { Config } from '../platform/config.ts'
-import { exitWithPrimary, receiveWakes, reportReady } from './cluster.ts'
+import { exitWithPrimary, receiveWakes, relayLive, reportReady } from './cluster.ts'
 import { exitWithNpmParent, UsageError } from './common.ts'
 
 const KINDS = ['deliveries', 'conversions'] as const
@@ -75,6 +75,7 @@ export async function worker(config: Config, args: string[]): Promise<void> {
   exitWithNpmParent(shutdown)
   exitWithPrimary(shutdown)
   receiveWakes(ctx.db)
+  relayLive(ctx.db)
   deliveries?.start()
   retention?.start()
   conversions?.start()

@@ -6,6 +6,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { AnnotationRecord, AnnotationRecordInUpdate } from './annotation.ts'
 import { AttributeUpdatedData } from './attributes.ts'
 import { ConfigurationEventRecord, ConfigurationRemovedRecord } from './configuration.ts'
+import { AnnotationDiscussionUpdatedData } from './discussion.ts'
 import { EVENT_NAMES, type EventName } from './events.ts'
 import { FileRecord } from './file-record.ts'
 import { ID_PATTERN } from './ids.ts'
@@ -26,6 +27,8 @@ export const EVENT_DATA = {
   annotation_created: AnnotationRecord,
   annotation_updated: oldNew(AnnotationRecordInUpdate),
   annotation_removed: AnnotationRecord,
+  // Beyond the spec: the reply and the thread's counts after the change (no annotation revision).
+  annotation_discussion_updated: AnnotationDiscussionUpdatedData,
   configuration_created: ConfigurationEventRecord,
   configuration_updated: oldNew(ConfigurationEventRecord),
   configuration_removed: ConfigurationRemovedRecord,
@@ -76,6 +79,7 @@ export const WEBHOOK_PAYLOADS = {
   annotation_created: envelope('annotation_created'),
   annotation_updated: envelope('annotation_updated'),
   annotation_removed: envelope('annotation_removed'),
+  annotation_discussion_updated: envelope('annotation_discussion_updated'),
   configuration_created: envelope('configuration_created'),
   configuration_updated: envelope('configuration_updated'),
   configuration_removed: envelope('configuration_removed'),

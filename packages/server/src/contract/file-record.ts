@@ -33,8 +33,16 @@ export const FileRecord = Type.Object(
     roles: Type.Array(FileRoleEntry, {
       description: 'the accounts the file is shared with (the owner is not listed), sorted by e-mail',
     }),
-    isLink: Type.Boolean(),
-    shareToken: Type.String({ description: 'always "": files are shared with accounts, not by link' }),
+    isLink: Type.Boolean({
+      description:
+        'true in the answers to a guest who reads the file through its link (a link session); false for ' +
+        'accounts and in every event',
+    }),
+    shareToken: Type.String({
+      description:
+        'the id of the file’s link (not its secret token) in the owner’s answers; "" for everyone else, ' +
+        'in every event, and when the file has no link',
+    }),
     size: Type.Integer({ description: 'bytes of the original upload' }),
     created: Type.String(isoDate),
     updated: Type.String(isoDate),
@@ -45,7 +53,11 @@ export const FileRecord = Type.Object(
     error: Type.String({ description: 'why the conversion failed; "" otherwise' }),
     sceneTreeNames: Type.Array(Type.String()),
     sceneTreeRoots: Type.Array(Type.String()),
-    favoritedBy: Type.Array(Type.Unknown()),
+    favoritedBy: Type.Array(Type.String(), {
+      description:
+        'e-mails of the accounts that starred the file (PUT /file/{id}/favourite), sorted; only readers of ' +
+        'the file: a revoked share takes its star along. Every reader sees the same list',
+    }),
     type: Type.String({ description: 'always "file"' }),
     bucket: Type.String({
       description: 'the blob store holding the bytes: file://blobs or s3://<bucket>, never a path or host',

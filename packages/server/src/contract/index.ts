@@ -17,6 +17,11 @@ export {
   defaultConfigurationSettings,
 } from './configuration.ts'
 export {
+  AnnotationReply,
+  type AnnotationReplyShape,
+  REPLY_MAX_CHARS,
+} from './discussion.ts'
+export {
   EVENT_DATA,
   type EventData,
   WEBHOOK_PAYLOADS,

@@ -117,6 +117,20 @@ export function sampleData(event: EventName, s: SampleContext): unknown {
         new: { ...next, permissions: [old.permissions] },
       }
     }
+    case 'annotation_discussion_updated': {
+      const annotation = s.newId()
+      const reply = {
+        _id: s.newId(),
+        annotation,
+        file: s.fileId,
+        author: s.email,
+        text: 'Sample reply, sent by POST /webhook/:id/test',
+        seq: 1,
+        date: s.now,
+        edited: null,
+      }
+      return { annotation, change: 'reply_created', reply, discussion: { replies: 1, lastReplyAt: s.now } }
+    }
     case 'configuration_created':
       return configurationRecord(s, s.newId())
     case 'configuration_removed':

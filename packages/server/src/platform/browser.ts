@@ -57,6 +57,20 @@ export function requireCsrfProof(request: FastifyRequest, allowedOrigins: readon
   )
 }
 
+/**
+ * A WebSocket upgrade authenticated by cookies (docs/live.md): the browser sends the cookies with a
+ * WebSocket opened by any page and no CORS applies to it, so its Origin (which browsers always send
+ * with one) must be this server's own or a listed one; otherwise 403 CSRF_REJECTED.
+ */
+export function requireAllowedOrigin(request: FastifyRequest, allowedOrigins: readonly string[]): void {
+  const origin = originOf(request.headers.origin)
+  if (origin !== null && (origin === ownOrigin(request) || allowedOrigins.includes(origin))) return
+  throw new AppError(
+    'CSRF_REJECTED',
+    'A live session authenticated by cookies must be opened from this server or a listed origin.',
+  )
+}
+
 function ownOrigin(request: FastifyRequest): string | null {
   // The browser sets Host itself: a page cannot forge it for a request it makes a victim send.
   return originOf(`${request.protocol}://${request.host}`)
@@ -67,6 +81,7 @@ const ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
   'X-Service-Session',
+  'X-Link-Session',
   'X-Tessera-CSRF',
   'X-Requested-With',
   'X-Request-Id',

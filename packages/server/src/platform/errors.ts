@@ -51,6 +51,10 @@ export const ERRORS = {
   WRONG_PASSWORD: { status: 403, title: 'Forbidden' },
   // The live event stream (GET /events/stream): too many open streams for the account, or in the process.
   STREAM_LIMIT_REACHED: { status: 429, title: 'Too Many Requests' },
+  // Live sessions (docs/live.md): answered in a `closed` message, before the close frame.
+  LIVE_FILE_FULL: { status: 429, title: 'Too Many Requests' },
+  LIVE_CONNECTIONS_LIMIT: { status: 429, title: 'Too Many Requests' },
+  LIVE_GUESTS_NOT_ALLOWED: { status: 403, title: 'Forbidden' },
   STREAMS_BUSY: { status: 429, title: 'Too Many Requests' },
   // Per-file item limits (hardening batch 4): counts are 409 (the file's state refuses: delete one
   // first, like WEBHOOK_LIMIT_REACHED), bytes 413 (like SCENE_FILE_TOO_LARGE). The detail names the
@@ -58,6 +62,13 @@ export const ERRORS = {
   FILE_ITEMS_LIMIT_REACHED: { status: 409, title: 'Conflict' },
   FILE_ITEMS_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   SHARE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // An annotation's discussion holds TESSERA_ANNOTATION_MAX_REPLIES replies: delete one first.
+  REPLY_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // An account already starred TESSERA_ACCOUNT_MAX_FAVOURITES files: unstar one first.
+  FAVOURITE_LIMIT_REACHED: { status: 409, title: 'Conflict' },
+  // A configuration another account holds the lock of (POST /file/configuration/lock/): the detail
+  // names the holder; they or the file's owner release it.
+  CONFIGURATION_LOCKED: { status: 409, title: 'Conflict' },
   // Per-account storage (TESSERA_ACCOUNT_QUOTA_BYTES, TESSERA_ACCOUNT_MAX_ATTRIBUTE_BYTES): the
   // detail names the quota, its variable, the usage and the size asked.
   QUOTA_EXCEEDED: { status: 413, title: 'Payload Too Large' },
@@ -70,6 +81,21 @@ export const ERRORS = {
   // account's tokens were revoked (password change or reset, disabling).
   LAST_ADMIN: { status: 409, title: 'Conflict' },
   TOKEN_REVOKED: { status: 401, title: 'Unauthorized' },
+  // Share by link (modules/links, docs/api.md "Links"): a link session asking to write, or calling a
+  // route that does not take link sessions; the link's password missing or wrong; the link unknown
+  // (never made, revoked, rotated, its file deleted) or past its expiry; a link session that is not
+  // valid, has expired, or whose link has ended; a second link for a file.
+  LINK_READ_ONLY: { status: 403, title: 'Forbidden' },
+  LINK_NOT_ALLOWED: { status: 403, title: 'Forbidden' },
+  LINK_PASSWORD_REQUIRED: { status: 401, title: 'Unauthorized' },
+  LINK_PASSWORD_WRONG: { status: 403, title: 'Forbidden' },
+  LINK_NOT_FOUND: { status: 404, title: 'Not Found' },
+  LINK_EXPIRED: { status: 410, title: 'Gone' },
+  LINK_SESSION_MISSING: { status: 401, title: 'Unauthorized' },
+  LINK_SESSION_INVALID: { status: 401, title: 'Unauthorized' },
+  LINK_SESSION_EXPIRED: { status: 401, title: 'Unauthorized' },
+  LINK_SESSION_ENDED: { status: 401, title: 'Unauthorized' },
+  LINK_EXISTS: { status: 409, title: 'Conflict' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -102,6 +102,9 @@ function dropIdleConnectionsOnClose(app: FastifyInstance): void {
       if (count !== undefined) inProgress.set(socket, count - 1)
     })
   })
+  // An upgraded connection (a live session's WebSocket) is no HTTP connection any more: its owner
+  // closes it, with its own last words (modules/live).
+  app.server.on('upgrade', (request: IncomingMessage) => inProgress.delete(request.socket))
   app.addHook('preClose', (done) => {
     closing = true
     for (const [socket, count] of inProgress) if (count === 0) socket.destroy()

@@ -11,6 +11,8 @@ import { AppError } from './errors.ts'
 import type { InstanceKeys } from './keys.ts'
 
 const SESSION_TOKEN_TYP = 'tessera-session+jwt'
+/** Link sessions (modules/links): a guest's short-lived pass to one file, never an auth token. */
+const LINK_SESSION_TYP = 'tessera-link+jwt'
 /** How far in the future the `iat` of a token without `exp` may lie (clocks of SSO apps drift). */
 const CLOCK_SKEW_MS = 60_000
 
@@ -25,6 +27,13 @@ export interface AuthClaims {
   /** Epoch ms after which the token is refused. */
   expiresAt: number
   notBefore: number
+}
+
+export interface LinkSessionClaims {
+  linkId: string
+  fileId: string
+  /** Epoch ms after which the link session is refused (the JWT's `exp`). */
+  expiresAt: number
 }
 
 export interface SessionClaims {
@@ -84,6 +93,7 @@ function issuedAtOf(payload: { iat?: unknown; iat_ms?: unknown }): number {
 export class TokenService {
   readonly #authCache = new TokenCache<AuthClaims>(10_000)
   readonly #sessionCache = new TokenCache<SessionClaims>(10_000)
+  readonly #linkCache = new TokenCache<LinkSessionClaims>(10_000)
 
   private readonly keys: InstanceKeys
   /** Lifetime of issued tokens, and max age of a token that has no `exp`. */
@@ -122,7 +132,7 @@ export class TokenService {
 
   async #verifyAuth(token: string): Promise<AuthClaims> {
     const { payload, protectedHeader } = await this.#verify(token, 'auth')
-    if (protectedHeader.typ === SESSION_TOKEN_TYP) {
+    if (protectedHeader.typ === SESSION_TOKEN_TYP || protectedHeader.typ === LINK_SESSION_TYP) {
       throw new AppError('AUTH_TOKEN_INVALID', 'A session token is not an auth token.')
     }
     if (typeof payload.id !== 'string' || payload.id === '') {
@@ -160,6 +170,54 @@ export class TokenService {
       }
       claims = { sessionId: payload.sid, accountId: payload.sub }
       this.#sessionCache.set(token, claims)
+    }
+    return claims
+  }
+
+  /** A link session: `lid` (link), `fid` (file), expiring after `ttlMs` (whole seconds). */
+  async signLinkSession(
+    linkId: string,
+    fileId: string,
+    ttlMs: number,
+  ): Promise<LinkSessionClaims & { token: string }> {
+    const now = Math.floor(Date.now() / 1000)
+    const exp = now + Math.max(1, Math.floor(ttlMs / 1000))
+    const token = await new SignJWT({ lid: linkId, fid: fileId })
+      .setProtectedHeader({ alg: 'RS256', kid: this.keys.kid, typ: LINK_SESSION_TYP })
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.keys.privateKey)
+    return { token, linkId, fileId, expiresAt: exp * 1000 }
+  }
+
+  /** The claims of a link session signed here; 401 LINK_SESSION_INVALID or LINK_SESSION_EXPIRED. */
+  async verifyLinkSession(token: string, now = Date.now()): Promise<LinkSessionClaims> {
+    let claims = this.#linkCache.get(token)
+    if (!claims) {
+      let payload: Awaited<ReturnType<typeof jwtVerify>>['payload']
+      try {
+        ;({ payload } = await jwtVerify(token, this.keys.publicKey, {
+          algorithms: ['RS256'],
+          typ: LINK_SESSION_TYP,
+        }))
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) {
+          throw new AppError('LINK_SESSION_EXPIRED', 'The link session has expired; open the link again.')
+        }
+        if (error instanceof joseErrors.JOSEError || error instanceof TypeError) {
+          throw new AppError('LINK_SESSION_INVALID', 'The link session is not valid.')
+        }
+        throw error
+      }
+      const { lid, fid, exp } = payload
+      if (typeof lid !== 'string' || typeof fid !== 'string' || typeof exp !== 'number') {
+        throw new AppError('LINK_SESSION_INVALID', 'The link session is malformed.')
+      }
+      claims = { linkId: lid, fileId: fid, expiresAt: exp * 1000 }
+      this.#linkCache.set(token, claims)
+    }
+    if (now >= claims.expiresAt) {
+      throw new AppError('LINK_SESSION_EXPIRED', 'The link session has expired; open the link again.')
     }
     return claims
   }

@@ -7,6 +7,33 @@ import { setAccountDisabled } from '../../src/modules/sessions/index.ts'
 import { login, newAccount, PASSWORD, problemOf, signedIn } from '../support/api.ts'
 import { dialects, startApp, type TestApp, testKeys } from '../support/harness.ts'
 
+/**
+ * Median time of a login with a wrong password against one with an unknown user: unknown / wrong,
+ * over 5 rounds alternating the two (each from its own address: the failure budget is per address).
+ */
+async function loginTimingRatio(t: TestApp, account: { username: string }, attempt: number): Promise<number> {
+  const timings = { wrong: [] as number[], unknown: [] as number[] }
+  for (let i = 0; i < 5; i++) {
+    for (const kind of ['wrong', 'unknown'] as const) {
+      const started = performance.now()
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/account/login/',
+        remoteAddress: `10.${9 + attempt}.${i}.${kind === 'wrong' ? 1 : 2}`,
+        payload: {
+          username: kind === 'wrong' ? account.username : `nobody-${attempt}-${i}`,
+          password: 'not the password',
+        },
+      })
+      timings[kind].push(performance.now() - started)
+      assert.equal(res.statusCode, 401)
+      assert.equal(problemOf(res).code, 'INVALID_CREDENTIALS')
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+  return median(timings.unknown) / median(timings.wrong)
+}
+
 for (const dialect of dialects()) {
   describe(`auth on ${dialect.name}`, () => {
     let t: TestApp
@@ -42,30 +69,18 @@ for (const dialect of dialects()) {
     })
 
     test('wrong password and unknown user both answer 401 INVALID_CREDENTIALS in similar time', async () => {
-      const account = await newAccount(t.app)
-      const timings = { wrong: [] as number[], unknown: [] as number[] }
-      for (let i = 0; i < 5; i++) {
-        for (const kind of ['wrong', 'unknown'] as const) {
-          const started = performance.now()
-          const res = await t.app.inject({
-            method: 'POST',
-            url: '/account/login/',
-            remoteAddress: `10.9.${i}.${kind === 'wrong' ? 1 : 2}`,
-            payload: {
-              username: kind === 'wrong' ? account.username : `nobody-${i}`,
-              password: 'not the password',
-            },
-          })
-          timings[kind].push(performance.now() - started)
-          assert.equal(res.statusCode, 401)
-          assert.equal(problemOf(res).code, 'INVALID_CREDENTIALS')
-        }
-      }
-      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
-      const ratio = median(timings.unknown) / median(timings.wrong)
       // Both paths run one argon2id verification (~15 ms); without the dummy hash, unknown users
-      // answer in well under 1 ms (ratio < 0.1). The wide band absorbs a loaded CI machine.
-      assert.ok(ratio > 0.33 && ratio < 3, `unknown/wrong timing ratio ${ratio.toFixed(2)}`)
+      // answer in well under 1 ms (ratio < 0.1, every time). Timings on a loaded CI machine are noisy
+      // either way, so a measurement is taken again (a fresh account, new addresses) when one falls
+      // outside the band; a missing dummy hash fails all three.
+      const ratios: number[] = []
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const ratio = await loginTimingRatio(t, await newAccount(t.app), attempt)
+        ratios.push(ratio)
+        if (ratio > 0.33 && ratio < 3) break
+      }
+      const last = ratios.at(-1) ?? 0
+      assert.ok(last > 0.33 && last < 3, `unknown/wrong timing ratios ${ratios.map((r) => r.toFixed(2))}`)
     })
 
     test('failed logins are limited per username and IP with 429 and Retry-After', async () => {

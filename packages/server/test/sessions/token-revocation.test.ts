@@ -119,6 +119,17 @@ for (const dialect of dialects()) {
       assert.equal((await mintSession(t.app, fresh)).statusCode, 200)
     })
 
+    test('a token signed in the very millisecond of a disable is refused (the clock held still)', async (c) => {
+      const s = await warmSignedIn()
+      // Signed and disabled at one Date.now(): iat_ms cannot say which came first, so it is refused.
+      c.mock.timers.enable({ apis: ['Date'], now: Date.now() })
+      const sso = await t.app.ctx.tokens.signAuthToken(s.account.id)
+      await setAccountDisabled(t.app.ctx, s.account.id, true)
+      c.mock.timers.reset()
+      await setAccountDisabled(t.app.ctx, s.account.id, false)
+      assert.equal((await mintSession(t.app, sso)).json().code, 'TOKEN_REVOKED')
+    })
+
     test('SSO tokens without iat_ms: second resolution, issued after the revocation second they work', async () => {
       const s = await warmSignedIn()
       await setPassword(t.app.ctx, s.account.id, NEW_PASSWORD)

@@ -34,6 +34,16 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`
 }
 
+/** A failed migration closes the database: an open pool would keep the test file from ending. */
+async function migrateOrClose(db: Awaited<ReturnType<typeof openDatabase>>, migrateTo?: string) {
+  try {
+    await migrate(db, migrateTo)
+  } catch (error) {
+    await db.close().catch(() => {})
+    throw error
+  }
+}
+
 export function dialects(): DialectUnderTest[] {
   const list: DialectUnderTest[] = [
     {
@@ -41,7 +51,7 @@ export function dialects(): DialectUnderTest[] {
       async open(migrateTo) {
         const dataDir = tempDir()
         const db = await openDatabase({ databaseUrl: undefined, dataDir })
-        await migrate(db, migrateTo)
+        await migrateOrClose(db, migrateTo)
         return {
           db,
           dataDir,
@@ -62,7 +72,7 @@ export function dialects(): DialectUnderTest[] {
         const dataDir = tempDir()
         const pgSchema = uniqueName('t')
         const db = await openDatabase({ databaseUrl: url, dataDir, pgSchema })
-        await migrate(db, migrateTo)
+        await migrateOrClose(db, migrateTo)
         return {
           db,
           dataDir,

@@ -28,6 +28,10 @@ const SERIAL = new Set([
   'cli/serve-processes', // median latency across processes < 800 ms
   'delivery/fairness', // p99 under load against a measured baseline
   'platform/db-sqlite', // the event loop is never held for 1 s
+  'live/auth', // a revoked share, a disabled account, a superseded session close within 1 s
+  'live/guests', // a revoked link closes its guests within 1 s
+  'live/live-meetings', // public meetings turned off or a deleted file close within 1 s, across processes
+  'live/bounds', // coalescing and idle timings
 ])
 
 /**

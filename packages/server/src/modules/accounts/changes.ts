@@ -31,10 +31,12 @@ export async function changePassword(
     throw new AppError('WRONG_PASSWORD', 'The current password is wrong.', rateLimitListFields(left))
   }
   await releaseLoginAttempt(ctx, budgets)
-  await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), Date.now())
+  const revokedAt = Date.now()
+  await repo.setPasswordHash(ctx.db.kysely, accountId, await hash(input.newPassword), revokedAt)
   // Every process refuses the old tokens before the answer.
   await awaitRowChangesSeen(ctx.db, ctx.log)
-  // Signed after the revocation was written, so its iat_ms is not before it (tokens.ts).
+  // Signed after the revocation's millisecond, so its iat_ms is not before repo.validAfter (tokens.ts).
+  while (Date.now() < repo.validAfter(revokedAt)) await new Promise((r) => setTimeout(r, 1))
   return { token: await ctx.tokens.signAuthToken(accountId), rateLimit: afterSuccess(left) }
 }
 

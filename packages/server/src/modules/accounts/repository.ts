@@ -38,12 +38,21 @@ export async function countAccounts(db: Executor): Promise<number> {
   return Number(row.n)
 }
 
+/**
+ * Tokens are valid from the millisecond after a revocation at `now`: a token signed in that same
+ * millisecond may have been signed before it (an SSO token minted just before a disable), and
+ * `iat_ms` cannot tell. A token meant to outlive the revocation is signed after it (changes.ts).
+ */
+export const validAfter = (now: number): number => now + 1
+
 export async function setAccountDisabled(db: Executor, id: string, disabled: boolean, now: number) {
   const result = await db
     .updateTable('accounts')
     // Disabling also revokes every auth token issued so far: enabling again does not revive them.
     .set(
-      disabled ? { disabled: 1, updated_at: now, tokens_valid_after: now } : { disabled: 0, updated_at: now },
+      disabled
+        ? { disabled: 1, updated_at: now, tokens_valid_after: validAfter(now) }
+        : { disabled: 0, updated_at: now },
     )
     .where('id', '=', id)
     .executeTakeFirst()
@@ -120,11 +129,11 @@ export function listAccountsAfter(
   return query.execute()
 }
 
-/** A new password revokes every auth token issued before `now`. */
+/** A new password revokes every auth token issued up to `now` (validAfter). */
 export async function setPasswordHash(db: Executor, id: string, passwordHash: string, now: number) {
   const result = await db
     .updateTable('accounts')
-    .set({ password_hash: passwordHash, updated_at: now, tokens_valid_after: now })
+    .set({ password_hash: passwordHash, updated_at: now, tokens_valid_after: validAfter(now) })
     .where('id', '=', id)
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0

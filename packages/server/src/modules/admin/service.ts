@@ -1,5 +1,5 @@
 // What operators do to accounts beyond one module: changing an e-mail also rewrites the file
-// records that mirror it (their `roles`), in the same transaction.
+// records that mirror it (their `roles` and `favoritedBy`), in the same transaction.
 import type { AppContext } from '../../platform/context.ts'
 import { type Account, findAccount, updateEmail } from '../accounts/index.ts'
 import { refreshRolesOfAccount } from '../files/index.ts'

@@ -12,7 +12,9 @@ const UP_VECTORS = ['X+', 'X-', 'Y+', 'Y-', 'Z+', 'Z-'] as const
 const fields = {
   name: Type.String({ maxLength: 1000 }),
   lockedBy: Type.Union([Type.Null(), Type.String({ maxLength: 254 })], {
-    description: 'advisory: stored and returned as sent',
+    description:
+      'ignored: only POST /file/configuration/lock/ and /unlock/ set it (accepted so that a record read ' +
+      'and sent back whole saves)',
   }),
   lastActivationDate: Type.String({ format: 'date-time' }),
   disableCamera: Type.Boolean(),
@@ -76,5 +78,11 @@ export const SaveConfigurationBody = Type.Object(
     ),
     ...optionalFields,
   },
+  { additionalProperties: false },
+)
+
+/** The body of the lock and unlock calls: the configuration. */
+export const ConfigurationIdBody = Type.Object(
+  { _id: Type.String({ pattern: ID_PATTERN, description: 'the configuration' }) },
   { additionalProperties: false },
 )

@@ -6,6 +6,9 @@
 // of listings and answers 404) and `writePermissions` to change or delete it (else 403). Only the
 // author and the file's owner may change the lists themselves.
 //
+// Locked views (locks.ts): while another account holds a configuration's lock, updates and deletes
+// are 409 CONFIGURATION_LOCKED.
+//
 // Record shape, from the spec: `lastModificationDate` is absent and `lastModificationAuthor` null
 // until the first update; the events show no `renderMode` except configuration_removed, while the
 // HTTP answers always carry it. Events go to the webhooks of the file's owner and of the accounts the
@@ -21,6 +24,7 @@ import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import { accessLists, FileItems, type ItemCaller } from '../file-items/index.ts'
+import { refuseLockedByOther } from './locks.ts'
 import * as repo from './repository.ts'
 import type { SaveConfigurationBody } from './schemas.ts'
 
@@ -132,6 +136,7 @@ export const configurations = new FileItems({
   toItem: toRecord,
   rightsOf,
   inEvent: { created: inEvent, updated: inEvent },
+  refuseRemove: refuseLockedByOther,
 })
 
 /** `inCommit`: called last in the transaction with the saved record (Idempotency-Key). */
@@ -145,7 +150,8 @@ export async function saveConfiguration(
     const change = {
       version: input.__v,
       check: (record: ConfigurationRecordShape) => refuseMove(record, input),
-      plan: (record: ConfigurationRecordShape) => planUpdate(record, caller, input),
+      plan: (record: ConfigurationRecordShape, row: repo.ConfigurationRow) =>
+        planUpdate(record, row, caller, input),
     }
     return configurations.update(ctx, caller, input._id, change, inCommit)
   }
@@ -166,7 +172,9 @@ export async function saveConfiguration(
     last_modification_author_id: null,
     last_modification_date: null,
     last_activation_date: input.lastActivationDate ? Date.parse(input.lastActivationDate) : now,
-    locked_by: input.lockedBy ?? null,
+    // `lockedBy` is the lock calls' (locks.ts): a value sent here is ignored.
+    locked_by: null,
+    locked_by_id: null,
     ...accessLists.toColumns(accessLists.next(input)),
     settings: JSON.stringify(applySettings(defaultSettings(), input)),
     created_at: now,
@@ -183,12 +191,19 @@ function refuseMove(record: ConfigurationRecordShape, input: SaveInput): void {
   }
 }
 
-/** The update `input` asks of the stored configuration. */
-function planUpdate(record: ConfigurationRecordShape, caller: ItemCaller, input: SaveInput) {
+/**
+ * The update `input` asks of the stored configuration. `lockedBy` is not among it: only the lock
+ * calls set it (locks.ts), so a record read and sent back whole still saves.
+ */
+function planUpdate(
+  record: ConfigurationRecordShape,
+  row: repo.ConfigurationRow,
+  caller: ItemCaller,
+  input: SaveInput,
+) {
   const settings = applySettings(settingsOf(record), input)
   const next = {
     name: input.name ?? record.name,
-    lockedBy: input.lockedBy === undefined ? record.lockedBy : input.lockedBy,
     lastActivationDate: input.lastActivationDate
       ? new Date(Date.parse(input.lastActivationDate)).toISOString()
       : record.lastActivationDate,
@@ -200,9 +215,9 @@ function planUpdate(record: ConfigurationRecordShape, caller: ItemCaller, input:
   return {
     unchanged: changed.length === 0 && sameJson(settings, settingsOf(record)),
     listsChanged: changed.includes('readPermissions') || changed.includes('writePermissions'),
+    authorize: () => refuseLockedByOther(row, caller),
     columns: () => ({
       name: next.name,
-      locked_by: next.lockedBy,
       last_activation_date: Date.parse(next.lastActivationDate),
       ...accessLists.toColumns(next),
       settings: JSON.stringify(settings),

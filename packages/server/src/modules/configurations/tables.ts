@@ -11,7 +11,10 @@ export interface ConfigurationsTable {
   /** Null until the first update. */
   last_modification_date: number | null
   last_activation_date: number
+  /** The record's `lockedBy`: the e-mail of the lock's holder when they took it; null: not locked. */
   locked_by: string | null
+  /** The account holding the lock (migration 0029); null when not locked. */
+  locked_by_id: string | null
   read_permissions: string
   write_permissions: string
   /** JSON object: the viewer-state fields of the record (camera, environment, layers, …). */
@@ -24,5 +27,24 @@ export interface ConfigurationsTable {
 declare module '../../platform/db/schema.ts' {
   interface Database {
     configurations: ConfigurationsTable
+  }
+}
+
+/** A saved view's thumbnail (migration 0031, thumbnails.ts): at most one per configuration. */
+export interface ConfigurationThumbnailsTable {
+  configuration_id: string
+  content_type: string
+  width: number
+  height: number
+  size: number
+  sha256: string
+  bytes: Buffer
+  updated_at: number
+  updated_by: string
+}
+
+declare module '../../platform/db/schema.ts' {
+  interface Database {
+    configuration_thumbnails: ConfigurationThumbnailsTable
   }
 }

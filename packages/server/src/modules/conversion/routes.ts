@@ -13,12 +13,13 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
   app.get(
     '/file/:id/optimized',
     {
+      config: { link: 'read' },
       schema: {
         tags,
         operationId: 'downloadOptimizedFile',
         summary: 'The optimized GLB of the current revision',
         description:
-          'Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or ' +
+          'Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY while queued or ' +
           'converting, and after a failed conversion). Binary glTF 2.0 with EXT_meshopt_compression ' +
           'and KHR_mesh_quantization; every node carries its scene-tree ID in `extras.tesseraId`. ETag, ' +
           'If-None-Match and a single Range work as for /download.',
@@ -35,12 +36,13 @@ export async function conversionRoutes(fastify: FastifyInstance, ctx: AppContext
   app.get(
     '/file/:id/scene-tree',
     {
+      config: { link: 'read' },
       schema: {
         tags,
         operationId: 'getSceneTree',
         summary: "The file's scene tree",
         description:
-          'Owner, editors and viewers, once the file is `ready` (409 NOT_READY before). Node IDs are ' +
+          'Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY before). Node IDs are ' +
           'stable for the same input (see docs/conversion.md) and are the IDs scene attributes use.',
         params: FileParams,
         response: { 200: SceneTreeAnswer },

@@ -54,3 +54,22 @@ export function rights(lists: AccessLists, authorId: string, who: ItemViewer) {
   const read = allows(lists.readPermissions)
   return { privileged, allows, read, write: read && allows(lists.writePermissions) }
 }
+
+const keepEveryone = (list: unknown) => (Array.isArray(list) ? list.filter((entry) => entry === '*') : list)
+
+/**
+ * An item as a link's guest sees it: every access list keeps only "*" — the e-mails a list names
+ * are whom else the file is shared with, which a guest is not to know (docs/api.md, "Links").
+ * Lists at the top (`readPermissions`, `writePermissions`) and inside `permissions` (an annotation's).
+ */
+export function forGuest<Item extends object>(item: Item): Item {
+  const shown = { ...item } as Record<string, unknown>
+  for (const key of ['readPermissions', 'writePermissions']) shown[key] = keepEveryone(shown[key])
+  const permissions = shown.permissions
+  if (permissions !== null && typeof permissions === 'object' && !Array.isArray(permissions)) {
+    shown.permissions = Object.fromEntries(
+      Object.entries(permissions).map(([key, list]) => [key, keepEveryone(list)]),
+    )
+  }
+  return shown as Item
+}

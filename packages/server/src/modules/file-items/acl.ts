@@ -14,5 +14,6 @@ export function normalizeAccessList(list: readonly string[]): string[] {
 export function listAllows(list: readonly string[], email: string): boolean {
   if (list.length === 0) return true
   const wanted = email.toLowerCase()
-  return list.some((entry) => entry === EVERYONE || entry === wanted)
+  // A caller without an e-mail (a link's guest) is admitted only by "*": never by an empty entry.
+  return list.some((entry) => entry === EVERYONE || (entry === wanted && wanted !== ''))
 }

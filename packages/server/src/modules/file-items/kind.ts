@@ -56,6 +56,8 @@ export interface FileItemKind<Row extends ItemRow, Item, Rights, New, Changes> {
   inEvent: { created(item: Item): unknown; updated(item: Item): unknown }
   /** Throws when `rights` do not allow deleting, beyond writePermissions. */
   authorizeDelete?(rights: Rights): void
+  /** Throws when the row's state refuses this caller's delete (a configuration locked by another). */
+  refuseRemove?(row: Row, caller: ItemCaller): void
 }
 
 /** A change worked out against the stored item, before any permission check. */

@@ -146,6 +146,7 @@ export class ItemRoutes {
     this.#app.get(
       url,
       {
+        config: { link: 'read' },
         schema: {
           ...this.#text({ operationId, summary, description }),
           querystring: query,

@@ -18,6 +18,7 @@ import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
 import { type FileAccess, fileReaders, lockFile, requireFileAccess } from '../files/index.ts'
 import type { ItemViewer } from './access-lists.ts'
+import * as accessLists from './access-lists.ts'
 import type { FileItemKind, ItemCaller, ItemEdit, ItemRights, ItemRow } from './kind.ts'
 import { decodeItemCursor, type ItemPage, readItemPage } from './pages.ts'
 import { addToItemTotals } from './repository.ts'
@@ -97,7 +98,8 @@ export class FileItems<
     change: {
       version: number | undefined
       check?(item: Item): void
-      plan(item: Item): ItemEdit<Rights, Changes>
+      /** `row` and `who` (the caller, `isOwner` of the file) for changes that depend on them. */
+      plan(item: Item, row: Row, who: ItemViewer): ItemEdit<Rights, Changes>
     },
     inCommit?: InCommit<Item>,
   ): Promise<Item> {
@@ -112,7 +114,7 @@ export class FileItems<
       if (version !== undefined && version !== item.__v) {
         throw new AppError('CONFLICT', `The ${kind.noun} is at revision ${item.__v}, not ${version}.`)
       }
-      const edit = change.plan(item)
+      const edit = change.plan(item, row, itemViewer(caller, access))
       if (edit.unchanged) return this.#shown(item, rights)
       this.#requireWrite(rights)
       edit.authorize?.(rights)
@@ -145,6 +147,7 @@ export class FileItems<
       const { row, access, item, rights } = await this.#loadForChange(tx, caller, id)
       this.#requireWrite(rights)
       kind.authorizeDelete?.(rights)
+      kind.refuseRemove?.(row, caller)
       await kind.rows.remove(tx, id)
       await addToItemTotals(tx, row.file_id, kind.noun, { items: -1, bytes: -kind.rows.bytesOf(row) })
       await this.#emit(ctx, tx, 'removed', { access, row, versions: [item], data: item })
@@ -169,10 +172,13 @@ export class FileItems<
     const { itemPageMaxItems: max, itemPageMaxBytes: maxBytes } = ctx.config
     const maxItems = Math.min(paging.limit ?? max, max)
     const who = itemViewer(caller, access)
+    const guest = access.role === 'link'
     return readItemPage(db, fileId, this.#kind.rows, { afterId, maxItems, maxBytes }, (row) => {
       const item = this.#kind.toItem(row)
       const rights = this.#kind.rightsOf(item, row.author_id, who)
-      return rights.read ? this.#shown(item, rights) : undefined
+      if (!rights.read) return undefined
+      const shown = this.#shown(item, rights)
+      return guest ? accessLists.forGuest(shown) : shown
     })
   }
 

@@ -1,16 +1,19 @@
 // Who may do what with a file. Owner: everything. Editor (shared with role "editor"): read, and
 // write attributes, annotations and configurations. Viewer: read. Anyone else: the file does not
 // exist for them (404), so IDs never reveal another account's data. A reader asking to write gets
-// 403: they can already see the file.
+// 403: they can already see the file. A link session (modules/links) comes as a link reader ID
+// (platform/ids.ts): role `link`, reads of its one file only (any other file: 404), every write 403
+// LINK_READ_ONLY.
 import type { Executor } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
-import { findFileForAccount, listShares } from './repository.ts'
+import { linkReaderOf } from '../../platform/ids.ts'
+import { findFileForAccount, findFileWithEmails, listShares } from './repository.ts'
 
-export type FileRole = 'owner' | 'editor' | 'viewer'
+export type FileRole = 'owner' | 'editor' | 'viewer' | 'link'
 export type FileNeed = 'read' | 'write' | 'owner'
 
 const ALLOWED: Record<FileNeed, readonly FileRole[]> = {
-  read: ['owner', 'editor', 'viewer'],
+  read: ['owner', 'editor', 'viewer', 'link'],
   write: ['owner', 'editor'],
   owner: ['owner'],
 }
@@ -28,6 +31,8 @@ export async function requireFileAccess(
   fileId: string,
   need: FileNeed,
 ): Promise<FileAccess> {
+  const link = linkReaderOf(accountId)
+  if (link) return linkAccess(db, link.fileId, fileId, need)
   const file = /^[0-9a-f]{24}$/.test(fileId) ? await findFileForAccount(db, fileId, accountId) : undefined
   if (!file) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
   const role = roleOf(file, accountId)
@@ -35,6 +40,18 @@ export async function requireFileAccess(
     throw new AppError('FORBIDDEN', `Your role on this file (${role}) does not allow this.`)
   }
   return { file, role }
+}
+
+async function linkAccess(
+  db: Executor,
+  linkedFileId: string,
+  fileId: string,
+  need: FileNeed,
+): Promise<FileAccess> {
+  const file = linkedFileId === fileId ? await findFileWithEmails(db, fileId) : undefined
+  if (!file) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
+  if (need !== 'read') throw new AppError('LINK_READ_ONLY', 'A link gives read access only.')
+  return { file, role: 'link' }
 }
 
 /** The role of `accountId` on a file row read for them (findFileForAccount: owner or sharee). */

@@ -3,14 +3,17 @@
 // items that live on a file (annotations, configurations) are modules/file-items'.
 export {
   type FileAccess,
+  type FileRole,
   fileReaderIds,
   fileReaders,
   requireFileAccess,
 } from './access.ts'
+export { onFileAccessChanged } from './access-notices.ts'
 export { lockFile } from './locks.ts'
+export { checkAccountQuota, lockAccountQuota } from './quota.ts'
+export { setShareLink } from './repository.ts'
 export { sweepPrunedRevisions } from './revisions/service.ts'
 export { fileRoutes } from './routes.ts'
-
 export { discardBlob, recordOf } from './service.ts'
 export { fileSettings } from './settings.ts'
 export { refreshRolesOfAccount } from './sharing/service.ts'

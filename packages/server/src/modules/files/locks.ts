@@ -5,8 +5,11 @@ import { type Db, lockResource, type Tx } from '../../platform/db/index.ts'
  * The lock order of files, followed by every transaction that changes a file, its shares or its
  * jobs (upload, revision, deletion, sharing, conversion claims and outcomes):
  *
- * 0. `lockAccountQuota(owner)` — uploads only, and only with TESSERA_ACCOUNT_QUOTA_BYTES set
- *    (upload/quota.ts): uploads of one account queue so that together they cannot pass the quota.
+ * 0. `tessera.favourites.<account>` — starring only (favourites/service.ts): one account's stars count
+ *    one after another against TESSERA_ACCOUNT_MAX_FAVOURITES.
+ * 0. `lockAccountQuota(owner)` — only with TESSERA_ACCOUNT_QUOTA_BYTES set (quota.ts), first in
+ *    uploads and in thumbnail writes of saved views (before the configuration's own lock): writes
+ *    that grow one account's stored bytes queue so that together they cannot pass the quota.
  * 1. `lockFilePath(owner, key)` — uploads only, before reading which file sits at the path: two
  *    first uploads to one path cannot both create the file.
  * 2. `lockFile(fileId)` — before reading for change or writing the file's row, its shares or its

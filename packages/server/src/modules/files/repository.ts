@@ -80,6 +80,47 @@ export async function findFileForAccount(db: Executor, fileId: string, accountId
   return rows[0]
 }
 
+/** The file with owner/uploader e-mails, whoever asks (a link session: access.ts); no share role. */
+export async function findFileWithEmails(db: Executor, fileId: string) {
+  const row = await db
+    .selectFrom('files')
+    .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
+    .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
+    .selectAll('files')
+    .select(['owner.email as owner_email', 'uploader.email as user_email'])
+    .where('files.id', '=', fileId)
+    .executeTakeFirst()
+  return row && { ...row, share_role: null as string | null }
+}
+
+export async function findShareToken(db: Executor, fileId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('files').select('share_token').where('id', '=', fileId).executeTakeFirst()
+  return row?.share_token
+}
+
+/** Records that the file's share link changed (modules/links): `share_token` holds its link id for the
+ * owner's view, "" without a link; `version` and `updated_at` move so kept views are made again. */
+export async function setShareLink(db: Executor, fileId: string, linkId: string, now: number): Promise<void> {
+  await db
+    .updateTable('files')
+    .set((eb) => ({ share_token: linkId, updated_at: now, version: eb('version', '+', 1) }))
+    .where('id', '=', fileId)
+    .execute()
+}
+
+/** The file's "allow live public meetings" (link guests in its live sessions); `__v` moves. */
+export async function setLiveMeetings(db: Executor, fileId: string, allow: boolean, now: number) {
+  await db
+    .updateTable('files')
+    .set((eb) => ({
+      allow_live_public_meetings: allow ? 1 : 0,
+      updated_at: now,
+      version: eb('version', '+', 1),
+    }))
+    .where('id', '=', fileId)
+    .execute()
+}
+
 /** Accounts a file is shared with (the owner is not listed). */
 export function listShares(db: Executor, fileId: string) {
   return db
@@ -152,9 +193,10 @@ export function updateRevision(db: Executor, fileId: string, update: RevisionUpd
     .executeTakeFirst()
 }
 
-/** Removes a file with its shares (its jobs are dropped first); answers the blob keys to remove once this commits. */
+/** Removes a file with its shares and stars (its jobs are dropped first); answers the blob keys to remove once this commits. */
 export async function deleteFile(db: Executor, fileId: string): Promise<string[]> {
   await db.deleteFrom('file_shares').where('file_id', '=', fileId).execute()
+  await db.deleteFrom('file_favourites').where('file_id', '=', fileId).execute()
   const rows = await db
     .deleteFrom('files')
     .where('id', '=', fileId)
@@ -183,11 +225,24 @@ export async function deleteShare(db: Executor, fileId: string, accountId: strin
   return Number(result.numDeletedRows) > 0
 }
 
-/** Stores the denormalised `roles` of the record and counts the change as an update. */
-export function setRoles(db: Executor, fileId: string, roles: string, now: number): Promise<unknown> {
+/**
+ * Stores the denormalised `roles` and `favoritedBy` of the record (JSON) and counts the change as an
+ * update.
+ */
+export function setRecordLists(
+  db: Executor,
+  fileId: string,
+  lists: { roles: string; favoritedBy: string },
+  now: number,
+): Promise<unknown> {
   return db
     .updateTable('files')
-    .set((eb) => ({ roles, updated_at: now, version: eb('version', '+', 1) }))
+    .set((eb) => ({
+      roles: lists.roles,
+      favorited_by: lists.favoritedBy,
+      updated_at: now,
+      version: eb('version', '+', 1),
+    }))
     .where('id', '=', fileId)
     .execute()
 }

@@ -1,11 +1,14 @@
 // The files API: one file (read, download, delete); directory listings in listing/routes.ts, uploads
-// in upload/routes.ts, revision history in revisions/routes.ts, sharing in sharing/routes.ts.
+// in upload/routes.ts, revision history in revisions/routes.ts, sharing in sharing/routes.ts,
+// favourites (stars) in favourites/routes.ts.
 // Registered in this order, which is the OpenAPI document's order.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
+import { favouriteRoutes } from './favourites/routes.ts'
 import { listingRoutes } from './listing/routes.ts'
+import { liveMeetingsRoute } from './live-meetings/routes.ts'
 import { revisionRoutes } from './revisions/routes.ts'
 import { FileAnswer, FileParams, FileRecord, FileView, Ok } from './schemas.ts'
 import { deleteFile, getFile, originalDownload } from './service.ts'
@@ -29,6 +32,8 @@ export async function fileRoutes(
   revisionRoutes(fastify, ctx)
   thumbnailRoute(fastify, ctx)
   shareRoutes(fastify, ctx)
+  favouriteRoutes(fastify, ctx)
+  liveMeetingsRoute(fastify, ctx)
 }
 
 function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
@@ -38,11 +43,13 @@ function oneFileRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/file/:id',
     {
+      config: { link: 'read' },
       schema: {
         tags,
         operationId: 'getFile',
         summary: 'One file record',
-        description: 'Owner, editors and viewers; 404 for anyone else.',
+        description:
+          'Owner, editors, viewers and the file’s link sessions (docs/api.md, "Links"); 404 for anyone else.',
         params: FileParams,
         response: { 200: FileAnswer },
       },

@@ -20,7 +20,9 @@ const may = (description: string) => Type.Boolean({ description })
  */
 export const FileCapabilities = Type.Object(
   {
-    read: may('read the record, download the original and the GLB, read scene, annotations and views'),
+    read: may(
+      'read the record, download the original and the GLB, read scene, annotations and views; star it',
+    ),
     setAttributes: may('POST /scene/attributes (owner, editor)'),
     annotate: may('create annotations; change or delete them as their access lists allow (owner, editor)'),
     saveViews: may(

@@ -8,6 +8,7 @@ import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { dropFileJobs } from '../../platform/job-queue.ts'
 import { requireFileAccess, roleOf } from './access.ts'
+import { fileAccessChanged } from './access-notices.ts'
 import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revisions/repository.ts'
@@ -26,6 +27,11 @@ async function rowOf(db: Executor, fileId: string, accountId: string) {
 /** The file record as `accountId` (its owner or someone it is shared with) sees it. */
 export async function recordOf(db: Executor, fileId: string, accountId: string): Promise<FileRecordShape> {
   return toFileRecord(await rowOf(db, fileId, accountId))
+}
+
+/** The file's share link id (its row's `share_token`), "" without one. */
+export async function shareLinkOf(db: Executor, fileId: string): Promise<string> {
+  return (await repo.findShareToken(db, fileId)) ?? ''
 }
 
 /** As recordOf, with the API's extra fields (the caller's role and capabilities among them). */
@@ -74,6 +80,8 @@ export async function deleteFile(ctx: AppContext, accountId: string, fileId: str
     await noteFileDeleted(tx, fileId, now)
     return { blobKeys: await repo.deleteFile(tx, fileId), revisions: pruned }
   })
+  // Its live sessions end now, not at their next re-check (access-notices.ts).
+  fileAccessChanged(db, fileId)
   for (const key of blobKeys) await discardBlob(ctx, key)
   await removePrunedRevisions(ctx, revisions)
 }

@@ -1,4 +1,5 @@
-// The settings modules/files/ owns: uploads, kept revisions, shares and the quota of stored bytes.
+// The settings modules/files/ owns: uploads, kept revisions, shares, favourites and the quota of
+// stored bytes.
 // Declared here, assembled and parsed once at start-up with every other
 // owner's by app/config.ts (platform/settings.ts describes the shape).
 import { integer, type Setting, size, sizeOrZero } from '../../platform/settings.ts'
@@ -9,10 +10,12 @@ declare module '../../platform/config.ts' {
     uploadMaxBytes: number
     /** Earlier revisions kept per file (their rows and original blobs); 0 keeps none. */
     fileRevisionsKept: number
-    /** Bytes of file revisions (current and kept ones) one account may own; 0 = no quota. */
+    /** Bytes of file revisions (current and kept ones) and saved-view thumbnails one account may own; 0 = no quota. */
     accountQuotaBytes: number
     /** Accounts one file may be shared with. */
     fileMaxShares: number
+    /** Files one account may star (favourites). */
+    accountMaxFavourites: number
   }
 }
 
@@ -35,7 +38,7 @@ export const fileSettings = [
     name: 'TESSERA_ACCOUNT_QUOTA_BYTES',
     key: 'accountQuotaBytes',
     default: '0',
-    help: 'bytes of uploaded files (with kept revisions) one account may own; 0 = none (more: 413 QUOTA_EXCEEDED)',
+    help: 'bytes of uploaded files (with kept revisions) and their saved-view thumbnails one account may own; 0 = none (more: 413 QUOTA_EXCEEDED)',
     parse: sizeOrZero,
   },
   {
@@ -44,5 +47,12 @@ export const fileSettings = [
     default: '1000',
     help: 'accounts one file may be shared with (more: 409 SHARE_LIMIT_REACHED)',
     parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_ACCOUNT_MAX_FAVOURITES',
+    key: 'accountMaxFavourites',
+    default: '10000',
+    help: 'files one account may star (more: 409 FAVOURITE_LIMIT_REACHED)',
+    parse: integer(1, 1_000_000),
   },
 ] satisfies Setting[]

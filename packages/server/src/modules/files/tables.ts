@@ -27,6 +27,7 @@ export interface FilesTable {
   attributes: string
   scene_tree_names: string
   scene_tree_roots: string
+  /** JSON: the e-mails of the accounts that starred the file (file_favourites), sorted. */
   favorited_by: string
   type: string
   created_at: number
@@ -89,10 +90,22 @@ export interface FileRevisionsTable {
   pruned_at: number | null
 }
 
+/**
+ * A star: an account marked a file it may read as a favourite (migration 0029). The file's record
+ * shows its stars in `files.favorited_by` (kept in the same transaction, as `roles` is); a star goes
+ * with its file and with the share that let its account read the file.
+ */
+export interface FileFavouritesTable {
+  file_id: string
+  account_id: string
+  created_at: number
+}
+
 declare module '../../platform/db/schema.ts' {
   interface Database {
     files: FilesTable
     file_shares: FileSharesTable
+    file_favourites: FileFavouritesTable
     file_revisions: FileRevisionsTable
   }
 }

@@ -18,12 +18,13 @@ export function thumbnailRoute(fastify: FastifyInstance, ctx: AppContext): void 
   fastify.withTypeProvider<TypeBoxTypeProvider>().get(
     '/file/:id/thumbnail',
     {
+      config: { link: 'read' },
       schema: {
         tags: ['files'],
         operationId: 'getFileThumbnail',
         summary: 'A PNG thumbnail of the current revision',
         description:
-          'Owner, editors and viewers, once the file is `ready` (409 NOT_READY while queued or ' +
+          'Owner, editors, viewers and the file’s link sessions, once the file is `ready` (409 NOT_READY while queued or ' +
           'converting, and after a failed conversion); 404 for anyone else. 256×256 PNG with a ' +
           'transparent background: a three-quarter view of the optimized model, flat-shaded. ETag is ' +
           `the PNG's sha256; If-None-Match answers 304. Cache-Control: private, max-age=${THUMBNAIL_MAX_AGE_S}.`,

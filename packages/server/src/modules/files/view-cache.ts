@@ -22,7 +22,12 @@ export type ViewKeyRow = Pick<
   'id' | 'version' | 'updated_at' | 'progress' | 'state' | 'thumbnail_key' | 'owner_email' | 'user_email'
 >
 
-type Kept = Omit<ViewKeyRow, 'id'> & { row: RowViewShape; byRole: Partial<Record<FileRole, FileViewShape>> }
+type Kept = Omit<ViewKeyRow, 'id'> & {
+  row: RowViewShape
+  /** The row's link id, for the owner's view (it moves with `version`: files/repository.ts setShareLink). */
+  shareToken: string
+  byRole: Partial<Record<FileRole, FileViewShape>>
+}
 
 /** By file ID: compared field by field, no key string to build and hash per row. */
 const kept = new Map<string, Kept>()
@@ -43,7 +48,7 @@ function matches(entry: Kept, row: ViewKeyRow): boolean {
 function viewAs(entry: Kept, role: FileRole): FileViewShape {
   let view = entry.byRole[role]
   if (view === undefined) {
-    view = { ...entry.row, ...callerFields(role) }
+    view = { ...entry.row, ...callerFields(role, entry.shareToken) }
     entry.byRole[role] = view
   }
   return view
@@ -68,6 +73,7 @@ export function fileView(row: FileRowWithEmails, role: FileRole): FileViewShape 
   const added: Kept = {
     ...{ version, updated_at, progress, state, thumbnail_key, owner_email, user_email },
     row: toRowView(row),
+    shareToken: row.share_token,
     byRole: {},
   }
   kept.set(row.id, added)

@@ -18,8 +18,10 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
     owner: row.owner_email,
     user: row.user_email,
     roles: JSON.parse(row.roles) as FileRecordShape['roles'],
-    isLink: row.is_link === 1,
-    shareToken: row.share_token,
+    // The record as anyone may see it (event payloads go to every reader): the owner's view adds the
+    // link id, a link session's view says isLink (callerFields).
+    isLink: false,
+    shareToken: '',
     size: row.size,
     created: new Date(row.created_at).toISOString(),
     updated: new Date(row.updated_at).toISOString(),
@@ -30,7 +32,7 @@ export function toFileRecord(row: repo.FileRowWithEmails): FileRecordShape {
     error: row.error,
     sceneTreeNames: JSON.parse(row.scene_tree_names) as string[],
     sceneTreeRoots: JSON.parse(row.scene_tree_roots) as string[],
-    favoritedBy: JSON.parse(row.favorited_by) as unknown[],
+    favoritedBy: JSON.parse(row.favorited_by) as string[],
     type: row.type,
     bucket: publicBucketName(row.bucket),
     __v: row.version,
@@ -44,7 +46,7 @@ type FileCapabilitiesShape = Static<typeof FileCapabilities>
  * editor, `owner` for the rest), stated once for clients.
  */
 function capabilitiesOf(role: FileRole): FileCapabilitiesShape {
-  const writes = role !== 'viewer'
+  const writes = role === 'owner' || role === 'editor'
   const owns = role === 'owner'
   return {
     read: true,
@@ -59,12 +61,37 @@ function capabilitiesOf(role: FileRole): FileCapabilitiesShape {
 
 /** The fields of a view that depend on who asks (the rest depends on the row only). */
 export interface CallerFields {
-  role: FileRole
+  role: Exclude<FileRole, 'link'>
   capabilities: FileCapabilitiesShape
+  isLink: boolean
+  shareToken: string
+  /** A guest's view lists no shares: who else the file is shared with is not theirs to know. */
+  roles?: FileRecordShape['roles']
+  /** Nor who starred it (sharees' e-mails). */
+  favoritedBy?: string[]
 }
 
-export function callerFields(role: FileRole): CallerFields {
-  return { role, capabilities: capabilitiesOf(role) }
+/**
+ * `shareToken`: the file's link id (the row's `share_token`), shown to the owner only. A link
+ * session reads as a viewer with `isLink: true` (docs/api.md, "Links").
+ */
+export function callerFields(role: FileRole, shareToken: string): CallerFields {
+  if (role === 'link') {
+    return {
+      role: 'viewer',
+      capabilities: capabilitiesOf(role),
+      isLink: true,
+      shareToken: '',
+      roles: [],
+      favoritedBy: [],
+    }
+  }
+  return {
+    role,
+    capabilities: capabilitiesOf(role),
+    isLink: false,
+    shareToken: role === 'owner' ? shareToken : '',
+  }
 }
 
 /** The row's part of a view: the spec's record plus the conversion's progress and thumbnail, and the
@@ -84,5 +111,5 @@ export function toRowView(row: repo.FileRowWithEmails): RowViewShape {
 }
 
 export function toFileView(row: repo.FileRowWithEmails, role: FileRole): FileViewShape {
-  return { ...toRowView(row), ...callerFields(role) }
+  return { ...toRowView(row), ...callerFields(role, row.share_token) }
 }

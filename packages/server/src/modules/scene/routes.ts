@@ -38,6 +38,7 @@ export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
   app.get(
     '/scene/attributes',
     {
+      config: { link: 'read' },
       schema: {
         tags,
         operationId: 'getSceneAttributes',

@@ -1,17 +1,29 @@
 // The one authentication hook of every API route. Tokens come as headers or as cookies (which
 // way wins when both come: credentials.ts); writes authenticated by cookies need CSRF proof.
-// Route config `auth` says what a route needs: 'none', 'token' (auth token only) or 'session'
-// (both tokens; the default).
+// Route config `auth` says what a route needs: 'none', 'token' (auth token only), 'session'
+// (both tokens; the default) or 'link' (a link session only). A link session (header
+// `x-link-session`, modules/links) is taken only by routes that opt in with config `link: 'read'`
+// (reads of the linked file) or need it (`auth: 'link'`); on every other route it is refused first,
+// before anything else is read: 403 LINK_READ_ONLY for a write, LINK_NOT_ALLOWED for a read. So a
+// route that forgot to opt in refuses guests by default.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
 import { requireCsrfProof } from '../../platform/browser.ts'
 import type { AppContext } from '../../platform/context.ts'
 import { AppError } from '../../platform/errors.ts'
+import { linkReaderId } from '../../platform/ids.ts'
 import { findAccount } from '../accounts/index.ts'
 import { type CredentialSource, readCredentials } from './credentials.ts'
 import { findSessionWithAccount } from './repository.ts'
 import { authRowCache } from './session-cache.ts'
 
-export type AuthRequirement = 'none' | 'token' | 'session'
+export type AuthRequirement = 'none' | 'token' | 'session' | 'link'
+
+/** The link session a request carries, resolved by modules/links (given by the composition root). */
+export type LinkSessionResolver = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  jwt: string,
+) => Promise<{ linkId: string; fileId: string }>
 
 export interface Principal {
   accountId: string
@@ -22,6 +34,13 @@ export interface Principal {
   sessionId: string | null
   /** How the tokens came: a cookie-authenticated answer may renew or clear cookies. */
   via: CredentialSource
+  /** When the auth token was issued (ms): a revocation after it refuses it. */
+  issuedAt: number
+  /**
+   * A guest through a link: `accountId` is then the link's reader ID (platform/ids.ts), which reads
+   * the one file and names no account; null for accounts.
+   */
+  link: { linkId: string; fileId: string } | null
 }
 
 declare module 'fastify' {
@@ -30,6 +49,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthRequirement
+    /** 'read': a link session may call this route (a read of the linked file). */
+    link?: 'read'
   }
 }
 
@@ -61,22 +82,73 @@ function revokedToken(issuedAt: number, tokensValidAfter: number): AppError | nu
  * once when the route is added. (Looking the requirement up per request through
  * `request.routeOptions` builds a fresh options object on every call.)
  */
-export function authenticateRoutes(ctx: AppContext) {
+export function authenticateRoutes(ctx: AppContext, links: LinkSessionResolver) {
   const hooks = {
     token: createAuthenticator(ctx, 'token'),
     session: createAuthenticator(ctx, 'session'),
-  } satisfies Record<Exclude<AuthRequirement, 'none'>, onRequestHookHandler>
+  } satisfies Record<Exclude<AuthRequirement, 'none' | 'link'>, Authenticate>
+  const linkOnly = linkAuthenticator(links, null)
+  const withLinks = {
+    token: linkAuthenticator(links, hooks.token),
+    session: linkAuthenticator(links, hooks.session),
+  }
   return (route: RouteOptions): void => {
     const requirement = route.config?.auth ?? 'session'
-    if (requirement === 'none') return
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    let first: Authenticate[]
+    if (requirement === 'link') first = [linkOnly]
+    else if (route.config?.link !== 'read')
+      first = [refuseLinkSessions, ...(requirement === 'none' ? [] : [hooks[requirement]])]
+    else if (requirement === 'none') first = []
+    else first = [withLinks[requirement]]
     // First of the route's own hooks: none of them may run for an unauthenticated caller.
-    route.onRequest = [hooks[requirement], ...own]
+    route.onRequest = [...(first as onRequestHookHandler[]), ...own]
   }
 }
 
-function createAuthenticator(ctx: AppContext, requirement: Exclude<AuthRequirement, 'none'>) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+function linkSessionOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-link-session']
+  return Array.isArray(header) ? header.join(',') : header
+}
+
+/** Every route that did not opt in: a request with a link session is refused before anything runs. */
+async function refuseLinkSessions(request: FastifyRequest): Promise<void> {
+  if (linkSessionOf(request) === undefined) return
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    throw new AppError('LINK_NOT_ALLOWED', 'A link session cannot make this call.')
+  }
+  throw new AppError('LINK_READ_ONLY', 'A link gives read access only.')
+}
+
+/** A link session when the request has one; else `accounts` (null: the route needs a link session). */
+function linkAuthenticator(links: LinkSessionResolver, accounts: Authenticate | null): Authenticate {
+  return async (request, reply) => {
+    const jwt = linkSessionOf(request)
+    if (jwt === undefined) {
+      if (accounts === null) throw new AppError('LINK_SESSION_MISSING', 'This call needs a link session.')
+      return accounts(request, reply)
+    }
+    const { linkId, fileId } = await links(request, reply, jwt)
+    request.auth = {
+      accountId: linkReaderId(fileId, linkId),
+      email: '',
+      username: '',
+      isAdmin: false,
+      sessionId: null,
+      via: 'headers',
+      issuedAt: 0,
+      link: { linkId, fileId },
+    }
+  }
+}
+
+type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+function createAuthenticator(
+  ctx: AppContext,
+  requirement: Exclude<AuthRequirement, 'none' | 'link'>,
+): Authenticate {
+  return async (request) => {
     request.auth = await resolvePrincipal(ctx, request, requirement)
   }
 }
@@ -85,15 +157,38 @@ function createAuthenticator(ctx: AppContext, requirement: Exclude<AuthRequireme
 export async function resolvePrincipal(
   ctx: AppContext,
   request: FastifyRequest,
-  requirement: Exclude<AuthRequirement, 'none'>,
+  requirement: Exclude<AuthRequirement, 'none' | 'link'>,
 ): Promise<Principal> {
   const { authToken, sessionToken, source } = readCredentials(request, requirement)
+  return checkTokens(ctx, { authToken, sessionToken, source }, requirement, (via) => {
+    // After the tokens are known good, so that an expired sign-in still answers 401 (sign in again).
+    if (via === 'cookies') requireCsrfProof(request, ctx.config.corsOrigins)
+  })
+}
+
+/**
+ * The principal of a session's two tokens that came without a request (a live session's first
+ * message, docs/live.md), checked exactly as a session route checks them.
+ */
+export function principalOfTokens(
+  ctx: AppContext,
+  authToken: string,
+  sessionToken: string,
+): Promise<Principal> {
+  return checkTokens(ctx, { authToken, sessionToken, source: 'headers' }, 'session', () => {})
+}
+
+async function checkTokens(
+  ctx: AppContext,
+  { authToken, sessionToken, source }: ReturnType<typeof readCredentials>,
+  requirement: Exclude<AuthRequirement, 'none' | 'link'>,
+  checkOrigin: (via: CredentialSource) => void,
+): Promise<Principal> {
   if (!authToken || source === null)
     throw new AppError('AUTH_TOKEN_MISSING', 'This call needs an auth token.')
   const now = Date.now()
   const claims = await ctx.tokens.verifyAuthToken(authToken, now)
-  // After the tokens are known good, so that an expired sign-in still answers 401 (sign in again).
-  if (source === 'cookies') requireCsrfProof(request, ctx.config.corsOrigins)
+  checkOrigin(source)
 
   const cache = authRowCache(ctx)
   if (requirement === 'token') {
@@ -111,6 +206,8 @@ export async function resolvePrincipal(
       isAdmin: account.isAdmin,
       sessionId: null,
       via: source,
+      issuedAt: claims.issuedAt,
+      link: null,
     }
   }
 
@@ -136,7 +233,23 @@ export async function resolvePrincipal(
     isAdmin: row.is_admin === 1,
     sessionId: row.id,
     via: source,
+    issuedAt: claims.issuedAt,
+    link: null,
   }
+}
+
+/**
+ * Why a session that was good when a long-lived connection opened (a live session) no longer is,
+ * read from the database now (not the cache); null while it still works.
+ */
+export async function sessionRefusalNow(
+  ctx: AppContext,
+  bound: { accountId: string; sessionId: string; issuedAt: number },
+): Promise<AppError | null> {
+  const row = await findSessionWithAccount(ctx.db.kysely, bound.sessionId)
+  if (!row || row.account_id !== bound.accountId) return new AppError('SESSION_INVALID', 'Unknown session.')
+  if (row.disabled === 1) return new AppError('ACCOUNT_DISABLED', 'The account is disabled.')
+  return sessionRefusal(row, Date.now()) ?? revokedToken(bound.issuedAt, row.tokens_valid_after)
 }
 
 /**

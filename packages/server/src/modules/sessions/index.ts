@@ -1,5 +1,14 @@
 // Sessions, the license pool, and the authentication hook every API route runs.
-export { type AuthRequirement, authenticateRoutes, type Principal, requestSessionId } from './authenticate.ts'
+export {
+  type AuthRequirement,
+  authenticateRoutes,
+  type LinkSessionResolver,
+  type Principal,
+  principalOfTokens,
+  requestSessionId,
+  resolvePrincipal,
+  sessionRefusalNow,
+} from './authenticate.ts'
 export type { CredentialSource } from './credentials.ts'
 export { sessionRoutes } from './routes.ts'
 export {

@@ -20,12 +20,15 @@ export class AccountRateLimit {
   readonly variable: string
   /** The policy's name in the RateLimit header fields. */
   readonly policy: string
+  /** What a key stands for in the refusal's detail ("account"; links count per client address, per link). */
+  readonly per: string
 
-  constructor(perMinute: number, what: string, variable: string, policy: string) {
+  constructor(perMinute: number, what: string, variable: string, policy: string, per = 'account') {
     this.perMinute = perMinute
     this.what = what
     this.variable = variable
     this.policy = policy
+    this.per = per
   }
 
   /**
@@ -42,7 +45,7 @@ export class AccountRateLimit {
       const headers = rateLimitRefusal({ ...bound, resetSeconds })
       throw new AppError(
         'TOO_MANY_REQUESTS',
-        `At most ${this.perMinute} ${this.what} per account per minute (${this.variable}); retry in ${headers['retry-after']} s.`,
+        `At most ${this.perMinute} ${this.what} per ${this.per} per minute (${this.variable}); retry in ${headers['retry-after']} s.`,
         headers,
       )
     }

@@ -30,6 +30,8 @@ export class PgNotifications {
   #client: pg.Client | null = null
   #connected = false
   #syncing: Promise<void> = Promise.resolve()
+  /** The statements on the LISTEN connection, one after another (see #serial). */
+  #statements: Promise<unknown> = Promise.resolve()
   #retry: NodeJS.Timeout | null = null
   #retryMs = RETRY_FIRST_MS
   #closed = false
@@ -76,9 +78,21 @@ export class PgNotifications {
    * NOTIFY it sends follows every notification it received before); null while it is down.
    */
   async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[] | null> {
-    const client = this.#client
-    if (!client || !this.#connected) return null
-    return (await client.query<R>(text, values)).rows
+    return this.#serial(async () => {
+      const client = this.#client
+      if (!client || !this.#connected) return null
+      return (await client.query<R>(text, values)).rows
+    })
+  }
+
+  /**
+   * Runs `statement` once the connection's earlier ones finished: a pg client runs one at a time,
+   * and handing it another while one runs is deprecated (pg 9 refuses it), so they queue here.
+   */
+  #serial<T>(statement: () => Promise<T>): Promise<T> {
+    const next = this.#statements.then(statement, statement)
+    this.#statements = next.catch(() => {})
+    return next
   }
 
   async close(): Promise<void> {
@@ -136,7 +150,7 @@ export class PgNotifications {
     if (added.length === 0 && removed.length === 0) return
     const statements = [...added.map((c) => `listen ${c}`), ...removed.map((c) => `unlisten ${c}`)]
     try {
-      await client.query(statements.join('; '))
+      await this.#serial(() => client.query(statements.join('; ')))
     } catch (error) {
       this.#lost(client, error as Error)
       return

@@ -1,4 +1,5 @@
 // Sharing a file: the owner gives accounts a role on it; the record's `roles` mirror the shares.
+// Revoking a share takes the account's star of the file with it (its `favoritedBy` only names readers).
 import type { Static } from 'typebox'
 import { emitEvent } from '../../../events/index.ts'
 import type { AppContext } from '../../../platform/context.ts'
@@ -7,7 +8,9 @@ import { AppError } from '../../../platform/errors.ts'
 import type { InCommit } from '../../../platform/idempotency.ts'
 import { findAccountsByEmails } from '../../accounts/index.ts'
 import { fileReaderIds, requireFileAccess } from '../access.ts'
+import { deleteFavourite, filesStarredBy } from '../favourites/repository.ts'
 import { lockFile } from '../locks.ts'
+import { refreshRecordLists } from '../record-lists.ts'
 import * as repo from '../repository.ts'
 import type { ShareRole } from '../schemas.ts'
 import { type FileViewShape, recordOf, viewOf } from '../service.ts'
@@ -21,13 +24,6 @@ async function shareTarget(ctx: AppContext, ownerEmail: string, email: string) {
     throw new AppError('VALIDATION_FAILED', 'The owner of a file always has every right on it.')
   }
   return account
-}
-
-/** Re-derives the record's `roles` from the shares (in the caller's transaction). */
-async function refreshRoles(tx: Parameters<typeof repo.listShares>[0], fileId: string): Promise<void> {
-  const shares = await repo.listShares(tx, fileId)
-  const roles = shares.map((share) => ({ email: share.email, role: share.role }))
-  await repo.setRoles(tx, fileId, JSON.stringify(roles), Date.now())
 }
 
 /**
@@ -92,7 +88,7 @@ export async function shareFile(
       role: input.role,
       created_at: Date.now(),
     })
-    await refreshRoles(tx, fileId)
+    await refreshRecordLists(tx, fileId)
     await emitShareEvent(ctx, tx, 'file_shared', { fileId, ownerId: accountId, targetId: target.id })
     const view = await viewOf(tx, fileId, accountId)
     await inCommit?.(tx, view)
@@ -116,7 +112,9 @@ export async function unshareFile(
     if (!(await repo.deleteShare(tx, fileId, target.id))) {
       throw new AppError('NOT_FOUND', `The file is not shared with ${target.email}.`)
     }
-    await refreshRoles(tx, fileId)
+    // No litter: a star of an account that can no longer read the file goes with its share.
+    await deleteFavourite(tx, fileId, target.id)
+    await refreshRecordLists(tx, fileId)
     await emitShareEvent(ctx, tx, 'file_unshared', { fileId, ownerId: accountId, targetId: target.id })
     return viewOf(tx, fileId, accountId)
   })
@@ -124,12 +122,14 @@ export async function unshareFile(
 
 /**
  * After an account's e-mail changed (in the caller's transaction): the `roles` of every file
- * shared with it show the new e-mail. Files are locked in ID order, the lock order of files.
+ * shared with it and the `favoritedBy` of every file it starred show the new e-mail. Files are
+ * locked in ID order, the lock order of files.
  */
 export async function refreshRolesOfAccount(db: Db, tx: Tx, accountId: string): Promise<void> {
-  const fileIds = await repo.filesSharedWith(tx, accountId)
-  for (const fileId of fileIds) {
+  const shared = await repo.filesSharedWith(tx, accountId)
+  const starred = await filesStarredBy(tx, accountId)
+  for (const fileId of [...new Set([...shared, ...starred])].sort()) {
     await lockFile(db, tx, fileId)
-    await refreshRoles(tx, fileId)
+    await refreshRecordLists(tx, fileId)
   }
 }

@@ -14,11 +14,11 @@ import { dropPendingJobs, enqueueJob } from '../../../platform/job-queue.ts'
 import { fileReaderIds } from '../access.ts'
 import { lockFile, lockFilePath } from '../locks.ts'
 import { fileKey } from '../names.ts'
+import { checkAccountQuota, lockAccountQuota } from '../quota.ts'
 import * as repo from '../repository.ts'
 import { keepCurrentRevision, type PrunedRevision, removePrunedRevisions } from '../revisions/service.ts'
-import { discardBlob, type FileRecordShape, type FileViewShape, recordOf } from '../service.ts'
+import { discardBlob, type FileRecordShape, type FileViewShape, recordOf, shareLinkOf } from '../service.ts'
 import { callerFields } from '../views.ts'
-import { checkAccountQuota, lockAccountQuota } from './quota.ts'
 
 /** Bytes stored under a fresh key, not yet referenced by any file row. */
 export interface StagedBlob {
@@ -71,14 +71,22 @@ export async function commitUpload(
   inCommit?: InCommit<FileViewShape>,
 ): Promise<FileViewShape> {
   const key = fileKey(upload.parent, upload.name)
-  let outcome: { record: FileRecordShape; revisionNumber: number; pruned: PrunedRevision[] }
+  let outcome: {
+    record: FileRecordShape
+    revisionNumber: number
+    pruned: PrunedRevision[]
+    shareToken: string
+  }
   try {
     outcome = await ctx.db.kysely.transaction().execute(async (tx) => {
       await lockAccountQuota(ctx, tx, accountId)
       await lockFilePath(ctx.db, tx, accountId, key)
       const target = { accountId, key, upload, now: Date.now() }
       const stored = (await storeRevision(ctx, tx, target)) ?? (await storeNewFile(ctx, tx, target))
-      await checkAccountQuota(ctx, tx, accountId, upload.blob.size)
+      await checkAccountQuota(ctx, tx, accountId, {
+        what: `This upload (${upload.blob.size} bytes)`,
+        growth: upload.blob.size,
+      })
       // `fileRevision` lets a worker drop a job that a newer revision superseded (and only that).
       await enqueueJob(ctx.db, tx, {
         kind: 'convert',
@@ -88,20 +96,22 @@ export async function commitUpload(
         now: target.now,
       })
       const record = await emitUploaded(ctx, tx, stored.fileId, accountId)
-      await inCommit?.(tx, justQueued(record, stored.revisionNumber))
-      return { record, revisionNumber: stored.revisionNumber, pruned: stored.pruned }
+      // A new revision keeps its file's share link: the owner's answer shows its id.
+      const shareToken = await shareLinkOf(tx, stored.fileId)
+      await inCommit?.(tx, justQueued(record, stored.revisionNumber, shareToken))
+      return { record, revisionNumber: stored.revisionNumber, pruned: stored.pruned, shareToken }
     })
   } catch (error) {
     await discardBlob(ctx, upload.blob.key)
     throw error
   }
   await removePrunedRevisions(ctx, outcome.pruned)
-  return justQueued(outcome.record, outcome.revisionNumber)
+  return justQueued(outcome.record, outcome.revisionNumber, outcome.shareToken)
 }
 
 /** The answer's view of a file just queued: nothing converted yet; the uploader owns it. */
-function justQueued(record: FileRecordShape, revisionNumber: number): FileViewShape {
-  return { ...record, progress: 0, thumbnailUrl: null, revisionNumber, ...callerFields('owner') }
+function justQueued(record: FileRecordShape, revisionNumber: number, shareToken: string): FileViewShape {
+  return { ...record, progress: 0, thumbnailUrl: null, revisionNumber, ...callerFields('owner', shareToken) }
 }
 
 /**

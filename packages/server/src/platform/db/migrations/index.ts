@@ -1,7 +1,7 @@
 // One migration set for both dialects, one file each (NNNN_name.ts, the name being the migration's
-// id). Only portable column types: text, integer, bigint. Append new migrations (a file and an entry
-// below); never edit one that has shipped. test/platform/db-migration-list.test.ts checks that this list and
-// the folder agree.
+// id). Only portable column types: text, integer, bigint (and binary, chosen per dialect, in 0031).
+// Append new migrations (a file and an entry below); never edit one that has shipped.
+// test/platform/db-migration-list.test.ts checks that this list and the folder agree.
 import type { Kysely, Migration } from 'kysely'
 import { migration as accountsSessionsFiles } from './0001_accounts_sessions_files.ts'
 import { migration as webhooks } from './0002_webhooks.ts'
@@ -30,6 +30,10 @@ import { migration as accountTokenRevocation } from './0024_account_token_revoca
 import { migration as authListeners } from './0025_auth_listeners.ts'
 import { migration as revisionNumbers } from './0026_revision_numbers.ts'
 import { migration as dropWorkerRound } from './0027_drop_worker_round.ts'
+import { migration as annotationDiscussions } from './0028_annotation_discussions.ts'
+import { migration as favouritesViewLocks } from './0029_favourites_view_locks.ts'
+import { migration as fileLinks } from './0030_file_links.ts'
+import { migration as configurationThumbnails } from './0031_configuration_thumbnails.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -69,4 +73,8 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0025_auth_listeners', migration: authListeners },
   { name: '0026_revision_numbers', migration: revisionNumbers },
   { name: '0027_drop_worker_round', migration: dropWorkerRound },
+  { name: '0028_annotation_discussions', migration: annotationDiscussions },
+  { name: '0029_favourites_view_locks', migration: favouritesViewLocks },
+  { name: '0030_file_links', migration: fileLinks },
+  { name: '0031_configuration_thumbnails', migration: configurationThumbnails },
 ]

@@ -1,0 +1,74 @@
+// What tests and the browser benchmark (bench/viewer.ts) read from the page, on the canvas beside
+// `tesseraSnapshot()`: a pick timed inside the page (performance.now() around the engine's own
+// pick, BVH or the plain three.js raycast), the bounds trees' build (and what it would cost in the
+// main thread), and the draw-call figures.
+import * as THREE from 'three'
+import { MeshBVH } from 'three-mesh-bvh'
+import { firstShownHit, nodeIdOf, type PickIndex } from './picking.ts'
+import type { ViewerContext } from './tools/tool.ts'
+
+interface TimedPick {
+  nodeId: string | null
+  /** From the camera to the hit point (null without a hit): both ways of picking must agree. */
+  distance: number | null
+  ms: number
+}
+
+interface DrawStats {
+  /** Meshes in the model. */
+  meshes: number
+  /** Draw calls of the last frame (renderer.info). */
+  calls: number
+  /** Distinct geometry + source material pairs: the draw calls if repeats were instanced. */
+  batches: number
+  triangles: number
+}
+
+function drawStats(context: ViewerContext): DrawStats {
+  const pairs = new Set<string>()
+  let meshes = 0
+  context.model()?.traverse((o) => {
+    if (!(o instanceof THREE.Mesh)) return
+    meshes++
+    const source = (o.userData.sourceMaterial as string | undefined) ?? 'own'
+    pairs.add(`${o.geometry.uuid} ${source}`)
+  })
+  const { calls, triangles } = context.renderer.info.render
+  return { meshes, calls, batches: pairs.size, triangles }
+}
+
+/**
+ * What the build in the worker saves: the biggest geometry's tree built here, in the main thread,
+ * timed (ms; 0 without a model). Indirect, as the worker builds it: the index is left as it is.
+ */
+function timeTreeInThread(context: ViewerContext): number {
+  let biggest: THREE.BufferGeometry | undefined
+  const size = (g: THREE.BufferGeometry) => g.index?.count ?? g.getAttribute('position').count
+  context.model()?.traverse((o) => {
+    if (o instanceof THREE.Mesh && (!biggest || size(o.geometry) > size(biggest))) biggest = o.geometry
+  })
+  if (!biggest) return 0
+  const start = performance.now()
+  new MeshBVH(biggest, { indirect: true })
+  return performance.now() - start
+}
+
+export function exposeProbes(canvas: HTMLCanvasElement, context: ViewerContext, index: PickIndex): void {
+  const tesseraPick = (clientX: number, clientY: number, accelerated = true): TimedPick => {
+    const model = context.model()
+    const start = performance.now()
+    const ray = context.rayAt(clientX, clientY)
+    const hit = !model ? undefined : accelerated ? index.hit(ray, model) : firstShownHit(ray, model, false)
+    const ms = performance.now() - start
+    return { nodeId: hit ? nodeIdOf(hit.object) : null, distance: hit?.distance ?? null, ms }
+  }
+  Object.assign(canvas, {
+    tesseraPick,
+    tesseraPickIndex: async () => {
+      await index.whenBuilt()
+      return index.progress()
+    },
+    tesseraDrawStats: () => drawStats(context),
+    tesseraTimeTreeInThread: () => timeTreeInThread(context),
+  })
+}
