@@ -2,7 +2,7 @@
 import { closeSync, openSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, sql } from 'kysely'
 import pg from 'pg'
 import { makePrivateDir, makePrivateFiles, PRIVATE_FILE_MODE } from '../file-modes.ts'
 import { directReader } from './batched-reader.ts'
@@ -10,6 +10,7 @@ import { startCheckpointer } from './checkpointer.ts'
 import { checkedPgSchema, pgDescription, pgTypes } from './dialect.ts'
 import { pgJobStore, sqliteJobStore } from './job-store.ts'
 import { PgNotifications } from './notifications.ts'
+import { OwnSchemaPostgresDialect } from './pg-introspector.ts'
 import { namedStatementPool } from './pg-named.ts'
 import { warmPool } from './pg-pool-warmth.ts'
 import { registerDirectRead } from './precompiled.ts'
@@ -83,7 +84,9 @@ async function openPostgres(url: string, options: DbOptions): Promise<Db> {
     types: pgTypes,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   })
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) })
+  const kysely = new Kysely<Database>({
+    dialect: new OwnSchemaPostgresDialect({ pool: namedStatementPool(pool) }),
+  })
   const notifications = new PgNotifications(url, schema)
   return {
     kysely,
