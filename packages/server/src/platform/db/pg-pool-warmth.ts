@@ -5,8 +5,11 @@
 // of them at once on two cores made the p99 at 400 events/s 0.3-0.5 s (docs/benchmarks.md).
 import type pg from 'pg'
 
-/** Every table of the connection's current schema, each planned once (`limit 0` reads no row). */
-const TOUCH_TABLES = `select string_agg(format('(select 1 from %I limit 0)', relname), ' union all ') as touch
+/**
+ * Every table of the connection's current schema, each planned once (`limit 0` reads no row), in
+ * the order of their names (pg_class's own order moves as other schemas come and go).
+ */
+const TOUCH_TABLES = `select string_agg(format('(select 1 from %I limit 0)', relname), ' union all ' order by relname) as touch
   from pg_class where relnamespace = current_schema()::regnamespace and relkind = 'r'`
 
 /** Opens `size` connections of the pool at once and loads the schema's tables in each. */
