@@ -85,7 +85,7 @@ function frontBackGlb(): Promise<Uint8Array> {
  * two meshes (red and blue, alternating): two batches when drawn instanced, and enough parts for
  * the tree over the parts (picking.ts).
  */
-function gridGlb(): Promise<Uint8Array> {
+function gridGlb(side = 21): Promise<Uint8Array> {
   const document = new Document()
   const buffer = document.createBuffer()
   const scene = document.createScene('Scene')
@@ -113,10 +113,11 @@ function gridGlb(): Promise<Uint8Array> {
         .setMaterial(document.createMaterial(name).setBaseColorFactor(colour)),
     )
   const meshes = [mesh('red', [0.8, 0.1, 0.1, 1]), mesh('blue', [0.1, 0.2, 0.8, 1])]
-  for (let i = 0; i < 441; i++) {
-    const [row, column] = [Math.floor(i / 21), i % 21]
+  for (let i = 0; i < side * side; i++) {
+    const [row, column] = [Math.floor(i / side), i % side]
     const part = document.createNode(`P${i}`).setMesh(meshes[(row + column) % 2] ?? null)
-    grid.addChild(part.setTranslation([(column - 10) * 1.6, (row - 10) * 1.6, 0]))
+    const half = (side - 1) / 2
+    grid.addChild(part.setTranslation([(column - half) * 1.6, (row - half) * 1.6, 0]))
   }
   return new NodeIO().writeBinary(document)
 }
@@ -392,6 +393,70 @@ describe('viewer with big models', { timeout: 300_000 }, () => {
     assert.ok(ghosts < solid * 0.6, `ghosts are faint: ${ghosts.toFixed(1)} against ${solid.toFixed(1)}`)
     const ghostCalls = (await drawStats(page)).calls
     assert.ok(ghostCalls < 12, `ghosts drawn in batches: ${ghostCalls} draw calls`)
+  })
+
+  it('previews a model of many parts while it is built, then swaps in the same picture', async () => {
+    // 3,600 parts: over the 2,000 from which a model is previewed (viewer/many-parts.ts).
+    await upload(page, 'many.glb', await gridGlb(60))
+    // What the page looked like at each phase of the load, seen as it happened.
+    await page.evaluate(() => {
+      const seen: { phase: string; painted: number; note: string }[] = []
+      const observer = new MutationObserver(() => {
+        const viewport = document.querySelector('.viewport')
+        const phase = viewport?.getAttribute('data-phase') ?? ''
+        if (seen.at(-1)?.phase === phase) return
+        const canvas = viewport?.querySelector('canvas')
+        let painted = 0
+        if (canvas && canvas.width > 0) {
+          const copy = Object.assign(document.createElement('canvas'), {
+            width: canvas.width,
+            height: canvas.height,
+          })
+          const ctx = copy.getContext('2d') as CanvasRenderingContext2D
+          ctx.drawImage(canvas, 0, 0)
+          const data = ctx.getImageData(0, 0, copy.width, copy.height).data
+          let total = 0
+          for (let i = 0; i < data.length; i += 4 * 7, total++)
+            if (Math.abs((data[i] ?? 0) - 0xee) + Math.abs((data[i + 2] ?? 0) - 0xf5) > 24) painted++
+          painted /= total
+        }
+        seen.push({ phase, painted, note: document.querySelector('.overlay-note')?.textContent ?? '' })
+      })
+      observer.observe(document, {
+        subtree: true,
+        attributes: true,
+        attributeFilter: ['data-phase'],
+        childList: true,
+      })
+      Object.assign(window, { tesseraPhases: seen, tesseraPhasesStop: () => observer.disconnect() })
+    })
+    await openViewer(page, 'many.glb')
+    type Seen = { phase: string; painted: number; note: string }[]
+    const seen = await page.evaluate(() => {
+      const w = window as unknown as { tesseraPhases: Seen; tesseraPhasesStop: () => void }
+      w.tesseraPhasesStop()
+      return w.tesseraPhases
+    })
+    const phases = seen.map((s) => s.phase)
+    assert.deepEqual(
+      phases.slice(phases.indexOf('preparing')),
+      ['preparing', 'preview', 'ready'],
+      phases.join(' → '),
+    )
+    const preview = seen.find((s) => s.phase === 'preview')
+    assert.ok(preview && preview.painted > 0.05, `the preview is drawn: ${preview?.painted}`)
+    assert.equal(preview?.note, 'Preparing the parts…')
+    // The built model, in the same camera: the same picture as its preview.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    const built = await paintedShare(page)
+    assert.ok(Math.abs(built - (preview?.painted ?? 0)) < 0.01, `preview ${preview?.painted}, built ${built}`)
+    assert.equal(await page.locator('.overlay-note').count(), 0)
+    // Parts like any other: 3,600 meshes in two batches, picked and selected from the view.
+    const drawn = await drawStats(page)
+    assert.deepEqual([drawn.meshes, drawn.batches], [3600, 2])
+    await tree().getByRole('treeitem', { name: 'Grid' }).waitFor()
+    await clickCentre(page)
+    await tree().getByRole('treeitem', { selected: true }).waitFor({ timeout: 15_000 })
   })
 
   it("builds a big geometry's tree in a web worker: the main thread stays responsive", async () => {

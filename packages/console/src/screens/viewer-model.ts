@@ -53,6 +53,8 @@ export function useModel(
       const view = new module.ViewerEngine(canvas.current)
       engine.current = view
       unfollowTheme = followViewerBackground(canvas.current, (colour) => view.setBackground(colour))
+      // A model of many parts shows a preview while its parts are built: the overlay steps aside.
+      view.onPreview = () => !disposed && setLoading((l) => ({ ...l, phase: 'preview' }))
       await view.load(bytes)
       // Dimensions' labels: metres or unitless, by the source format (measure-format.ts).
       measureControl(view.renderer.domElement)?.setUnit(unitOfFile(ready.name))

@@ -18,7 +18,8 @@ const tabId = (t: Tab) => `viewer-tab-${t}`
 const panelId = (t: Tab) => `viewer-panel-${t}`
 
 export interface Loading {
-  phase: 'waiting' | 'downloading' | 'preparing' | 'ready' | 'error'
+  /** preview: a model of many parts is drawn as a preview while its parts are built. */
+  phase: 'waiting' | 'downloading' | 'preparing' | 'preview' | 'ready' | 'error'
   loaded: number
   total: number
   message?: string
@@ -87,6 +88,13 @@ function waitingText(file: FileRecord | null): string {
 export function LoadingOverlay(props: { loading: Loading; file: FileRecord | null }) {
   const { loading } = props
   if (loading.phase === 'ready') return null
+  // The preview stays in sight: a note at the foot of the view, not a cover over it.
+  if (loading.phase === 'preview')
+    return (
+      <div class="overlay-note" role="status">
+        Preparing the parts…
+      </div>
+    )
   if (loading.phase === 'error' || loading.phase === 'waiting') {
     return (
       <div class="overlay" role="status">

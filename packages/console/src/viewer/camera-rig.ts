@@ -50,6 +50,17 @@ function vec(v: THREE.Vector3): Vec3 {
   return [v.x, v.y, v.z]
 }
 
+/**
+ * The viewer's lights: a sky-and-ground fill in the scene, and a key light returned for the rig to
+ * carry with the camera (a headlight: the side facing the viewer is always lit).
+ */
+export function studioLights(scene: THREE.Scene): THREE.DirectionalLight {
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8f99, 2.2))
+  const sun = new THREE.DirectionalLight(0xffffff, 1.6)
+  sun.position.set(3, 5, 4)
+  return sun
+}
+
 export class CameraRig {
   readonly perspective = new THREE.PerspectiveCamera(FOV_PRESETS[0], 1, 0.01, 1000)
   readonly orthographic = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.01, 1000)

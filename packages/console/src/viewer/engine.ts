@@ -5,13 +5,14 @@ import * as THREE from 'three'
 import type { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
 import { type Avatar, AvatarLayer } from './avatars.ts'
 import { type Bounds, dolly, fitClipPlanes, framing, limitZoom, orbit, type ViewCamera } from './camera.ts'
-import { CameraRig, type StandardView } from './camera-rig.ts'
+import { CameraRig, type StandardView, studioLights } from './camera-rig.ts'
 import { EnginePointer, type Pick } from './engine-pointer.ts'
 import { type PeerSelection, PeerSelections } from './highlight.ts'
 import { Instancing } from './instancing.ts'
-import { meshesUnder, parseModel, rayThrough } from './load.ts'
+import { boundsOf, disposeMeshes, meshesUnder, parseModel, rayThrough } from './load.ts'
 import { type Marker, MarkerLayer } from './markers.ts'
 import { PickIndex } from './picking.ts'
+import { disposePreview } from './preview.ts'
 import { exposeProbes } from './probes.ts'
 import { EngineSelection, fitRoots } from './selection.ts'
 import type { CameraSettings, CameraPose as CameraState } from './state/camera.ts'
@@ -37,6 +38,10 @@ export class ViewerEngine {
   private readonly peers = new PeerSelections()
   private bounds: Bounds = { center: new THREE.Vector3(), radius: 1 }
   private model: THREE.Object3D | null = null
+  /** The preview drawn while a model of many parts is built (many-parts.ts), until it is. */
+  private preview: THREE.Group | null = null
+  /** Aborted by dispose(): a model still being built is dropped. */
+  private readonly lifetime = new AbortController()
   private readonly nodes = new Map<string, THREE.Object3D>()
   private dirty = true
   /** Bumped by sceneChanged() (ViewerContext): tools redo per-scene work only when it moved. */
@@ -55,16 +60,15 @@ export class ViewerEngine {
   onPick = (_pick: Pick, _marker: string | null): void => {}
   /** The user moved the camera (drag, wheel, keys, fit, fly-to): a follow ends there. */
   onUserMove = (): void => {}
+  /** A model of many parts is on screen as a preview; the parts are being built. */
+  onPreview = (): void => {}
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     // preserveDrawingBuffer: screenshots and pixel checks read what was drawn; stencil: section caps.
     this.renderer = new THREE.WebGLRenderer({ canvas, ...GL_OPTIONS })
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2))
     this.scene.background = new THREE.Color(BACKGROUND)
-    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8f99, 2.2))
-    const sun = new THREE.DirectionalLight(0xffffff, 1.6)
-    sun.position.set(3, 5, 4)
-    this.rig = new CameraRig(canvas, this.scene, sun)
+    this.rig = new CameraRig(canvas, this.scene, studioLights(this.scene))
     this.scene.add(this.markers.group, this.avatars.group)
     this.controls = this.rig.controls
     this.controls.addEventListener('change', () => {
@@ -90,15 +94,7 @@ export class ViewerEngine {
       onPick: (pick, marker) => this.onPick(pick, marker),
     })
     // Tests: the state read back, a slice applied as a restored view would, the model's materials.
-    Object.assign(canvas, {
-      tesseraSnapshot: () => this.snapshot(),
-      tesseraApply: (view: Partial<ViewSettings>) => this.apply(view),
-      tesseraMaterials: () =>
-        meshesUnder(this.model).flatMap((m) =>
-          [m.material].flat().map((x) => [x.uuid, x.clippingPlanes?.length ?? 0]),
-        ),
-    })
-    exposeProbes(canvas, this.context(), this.pickIndex)
+    exposeProbes(canvas, this.context(), this.pickIndex, this)
     this.resize()
     this.loop()
   }
@@ -114,7 +110,7 @@ export class ViewerEngine {
       model: () => this.model,
       node: (id) => this.nodes.get(id),
       nodes: () => this.nodes,
-      meshesOf: (id) => this.meshes(id === null ? this.model : (this.nodes.get(id) ?? null)),
+      meshesOf: (id) => meshesUnder(id === null ? this.model : (this.nodes.get(id) ?? null)),
       bounds: () => this.bounds,
       selected: () => this.selection.ids(),
       invalidate: () => this.invalidate(),
@@ -166,29 +162,49 @@ export class ViewerEngine {
     return out
   }
 
-  /** Draw the optimized GLB (load.ts), framed in view. */
+  /** Draw the optimized GLB (load.ts), framed in view; a model of many parts previewed first. */
   async load(bytes: ArrayBuffer): Promise<void> {
-    const { root, nodes } = await parseModel(bytes)
+    const { signal } = this.lifetime
+    const { root, nodes } = await parseModel(bytes, (preview) => this.showPreview(preview), signal)
+    signal.throwIfAborted()
     // Where the first frame's time goes (bench/viewer.ts reads these marks).
     performance.mark('tessera:parsed')
+    const previewed = this.preview !== null
+    if (this.preview) disposePreview(this.preview)
+    this.preview = null
     this.model = root
     this.scene.add(root)
     root.updateMatrixWorld(true)
     this.instancing.build(root)
     for (const [id, object] of nodes) this.nodes.set(id, object)
-    const sphere = new THREE.Box3().setFromObject(root).getBoundingSphere(new THREE.Sphere())
-    this.radius = Math.max(sphere.radius, 1e-3)
-    this.bounds = { center: sphere.center, radius: this.radius }
-    limitZoom(this.controls, this.bounds)
-    this.fit()
+    // After a preview the camera stays where it is: the user may have turned it meanwhile.
+    this.takeBounds(root, !previewed)
     for (const { tool } of this.toolList()) tool.modelLoaded?.()
     // After the first frame: the bounds trees build in idle time (picking.ts).
     this.pickIndex.build(root)
     performance.mark('tessera:loaded')
   }
 
-  private meshes(root: THREE.Object3D | null): THREE.Mesh[] {
-    return meshesUnder(root)
+  /** The preview of a model of many parts (many-parts.ts) drawn; resolves once it is on screen. */
+  private async showPreview(preview: THREE.Group): Promise<void> {
+    this.preview = preview
+    this.scene.add(preview)
+    preview.updateMatrixWorld(true)
+    this.takeBounds(preview, true)
+    // The loop draws it in the next frame callback; the browser shows it at the end of that frame.
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))
+    performance.mark('tessera:preview')
+    this.onPreview()
+  }
+
+  /** The model's bounds taken (zoom limits, clip planes), and the camera fitted to them if asked. */
+  private takeBounds(object: THREE.Object3D, fit: boolean): void {
+    this.bounds = boundsOf(object)
+    this.radius = this.bounds.radius
+    limitZoom(this.controls, this.bounds)
+    if (fit) this.fit()
+    else this.fitClip()
+    this.invalidate()
   }
 
   /** Select exactly these parts (one id, several, or none). */
@@ -227,7 +243,7 @@ export class ViewerEngine {
 
   /** Frame the given node(s) (none given: the whole visible model) in view. */
   fit(ids?: string | readonly string[] | null, animate = false): void {
-    const roots = fitRoots(ids, this.nodes, this.model)
+    const roots = fitRoots(ids, this.nodes, this.model ?? this.preview)
     if (roots.length === 0) return
     // The ResizeObserver reports later: take the canvas's current aspect now.
     this.resize()
@@ -276,7 +292,7 @@ export class ViewerEngine {
   /** The others (live sessions): avatars a fifth of the model's radius long, selections in their colour. */
   setPeers(avatars: Avatar[], selections: PeerSelection[]): void {
     this.avatars.set(avatars, this.radius * 0.2)
-    this.peers.set(selections, (id) => this.meshes(this.nodes.get(id) ?? null))
+    this.peers.set(selections, (id) => meshesUnder(this.nodes.get(id) ?? null))
     this.sceneChanged()
   }
 
@@ -293,8 +309,7 @@ export class ViewerEngine {
   }
 
   setMarkers(markers: Marker[], active: string | null): void {
-    this.markers.set(markers, active, this.radius * 0.025)
-    this.invalidate()
+    if (this.markers.set(markers, active, this.radius * 0.025)) this.invalidate()
   }
 
   private rayAt(clientX: number, clientY: number): THREE.Raycaster {
@@ -348,6 +363,7 @@ export class ViewerEngine {
   }
 
   dispose(): void {
+    this.lifetime.abort()
     cancelAnimationFrame(this.frame)
     this.pickIndex.dispose()
     this.instancing.dispose()
@@ -359,12 +375,7 @@ export class ViewerEngine {
     this.markers.clear()
     this.avatars.clear()
     this.peers.dispose()
-    this.scene.traverse((o) => {
-      if (o instanceof THREE.Mesh) {
-        o.geometry.dispose()
-        for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.dispose()
-      }
-    })
+    disposeMeshes(this.scene)
     this.renderer.dispose()
   }
 }

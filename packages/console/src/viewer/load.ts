@@ -4,6 +4,8 @@ import * as THREE from 'three'
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js'
 import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
+import type { Bounds } from './camera.ts'
+import { ManyParts } from './many-parts.ts'
 
 export interface LoadedModel {
   root: THREE.Object3D
@@ -11,30 +13,50 @@ export interface LoadedModel {
   nodes: Map<string, THREE.Object3D>
 }
 
-export async function parseModel(bytes: ArrayBuffer): Promise<LoadedModel> {
+/**
+ * A part's own materials (clones of the shared ones): highlighting one part must not light up its
+ * instances. The shared material's id is kept for the draw-call figures (probes.ts).
+ */
+function ownMaterials(mesh: THREE.Mesh): void {
+  mesh.userData.sourceMaterial = Array.isArray(mesh.material)
+    ? mesh.material.map((m) => m.uuid).join(',')
+    : mesh.material.uuid
+  mesh.material = Array.isArray(mesh.material) ? mesh.material.map((m) => m.clone()) : mesh.material.clone()
+}
+
+/**
+ * The model's scene and its nodes by id. Given `preview`, a model of many parts is drawn first as a
+ * preview and built in slices (many-parts.ts); `preview` resolves once that preview is on screen,
+ * and `signal` stops that build.
+ */
+export async function parseModel(
+  bytes: ArrayBuffer,
+  preview?: (group: THREE.Group) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<LoadedModel> {
   const draco = new DRACOLoader().setDecoderPath('/draco/')
   const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).setDRACOLoader(draco)
+  const manyParts = preview ? new ManyParts(preview, ownMaterials, signal) : null
+  if (manyParts) loader.register(manyParts.plugin)
   try {
     const gltf = await loader.parseAsync(bytes, '')
+    const root = manyParts?.root ?? gltf.scene
     const nodes = new Map<string, THREE.Object3D>()
-    gltf.scene.traverse((object) => {
+    root.traverse((object) => {
       const id = object.userData.tesseraId
       if (typeof id === 'string' && !nodes.has(id)) nodes.set(id, object)
-      if (object instanceof THREE.Mesh) {
-        // The shared material's id, kept for the draw-call figures (probes.ts: what instancing saves).
-        object.userData.sourceMaterial = Array.isArray(object.material)
-          ? object.material.map((m) => m.uuid).join(',')
-          : object.material.uuid
-        // Own materials per mesh: highlighting one part must not light up its instances.
-        object.material = Array.isArray(object.material)
-          ? object.material.map((m) => m.clone())
-          : object.material.clone()
-      }
+      if (object instanceof THREE.Mesh && object.userData.sourceMaterial === undefined) ownMaterials(object)
     })
-    return { root: gltf.scene, nodes }
+    return { root, nodes }
   } finally {
     draco.dispose()
   }
+}
+
+/** The bounding sphere around what an object holds (at least a millimetre across). */
+export function boundsOf(object: THREE.Object3D): Bounds {
+  const sphere = new THREE.Box3().setFromObject(object).getBoundingSphere(new THREE.Sphere())
+  return { center: sphere.center, radius: Math.max(sphere.radius, 1e-3) }
 }
 
 /** A ray from the camera through a point of the canvas (client coordinates). */
@@ -92,4 +114,13 @@ export function meshesUnder(root: THREE.Object3D | null): THREE.Mesh[] {
     if (o instanceof THREE.Mesh && !o.userData.outline) out.push(o)
   })
   return out
+}
+
+/** The geometries and materials of every mesh under `root` freed (the engine's end). */
+export function disposeMeshes(root: THREE.Object3D): void {
+  root.traverse((o) => {
+    if (!(o instanceof THREE.Mesh)) return
+    o.geometry.dispose()
+    for (const m of Array.isArray(o.material) ? o.material : [o.material]) m.dispose()
+  })
 }

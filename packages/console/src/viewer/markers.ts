@@ -21,8 +21,15 @@ export class MarkerLayer {
     this.group.add(this.faint, this.solid)
   }
 
-  set(markers: Marker[], active: string | null, size: number): void {
+  /** What the markers were last set to ('' for none): setting the same again draws no new frame. */
+  private drawn = ''
+
+  /** Whether anything changed (the screen sets them again on every phase of the model's load). */
+  set(markers: Marker[], active: string | null, size: number): boolean {
+    const wanted = markers.length === 0 ? '' : JSON.stringify([markers, active, size])
+    if (wanted === this.drawn) return false
     this.clear()
+    this.drawn = wanted
     for (const marker of markers) {
       const geometry = new THREE.SphereGeometry(marker.id === active ? size * 1.6 : size, 16, 12)
       const color = new THREE.Color(marker.color)
@@ -40,6 +47,7 @@ export class MarkerLayer {
       this.faint.add(faint)
       this.solid.add(solid)
     }
+    return true
   }
 
   /** The marker hit by the ray, unless the model (its nearest hit at `modelDistance`) hides it. */
@@ -50,6 +58,7 @@ export class MarkerLayer {
   }
 
   clear(): void {
+    this.drawn = ''
     for (const group of [this.faint, this.solid]) {
       for (const o of group.children) {
         const mesh = o as THREE.Mesh

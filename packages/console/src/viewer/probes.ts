@@ -1,10 +1,12 @@
-// What tests and the browser benchmark (bench/viewer.ts) read from the page, on the canvas beside
-// `tesseraSnapshot()`: a pick timed inside the page (performance.now() around the engine's own
-// pick, BVH or the plain three.js raycast), the bounds trees' build (and what it would cost in the
-// main thread), and the draw-call figures.
+// What tests and the browser benchmark (bench/viewer.ts) read from the page, on the canvas: every
+// tool's state (`tesseraSnapshot()`, `tesseraApply()`), a pick timed inside the page
+// (performance.now() around the engine's own pick, BVH or the plain three.js raycast), the bounds
+// trees' build (and what it would cost in the main thread), and the draw-call figures.
 import * as THREE from 'three'
 import { MeshBVH } from 'three-mesh-bvh'
+import { meshesUnder } from './load.ts'
 import { firstShownHit, nodeIdOf, type PickIndex } from './picking.ts'
+import type { ViewSettings } from './state/index.ts'
 import type { ViewerContext } from './tools/tool.ts'
 
 interface TimedPick {
@@ -53,7 +55,18 @@ function timeTreeInThread(context: ViewerContext): number {
   return performance.now() - start
 }
 
-export function exposeProbes(canvas: HTMLCanvasElement, context: ViewerContext, index: PickIndex): void {
+/** The engine's own state, read back and applied (every tool's slice: view-state tests). */
+interface EngineState {
+  snapshot(): Record<string, unknown>
+  apply(view: Partial<ViewSettings>): void
+}
+
+export function exposeProbes(
+  canvas: HTMLCanvasElement,
+  context: ViewerContext,
+  index: PickIndex,
+  engine: EngineState,
+): void {
   const tesseraPick = (clientX: number, clientY: number, accelerated = true): TimedPick => {
     const model = context.model()
     const start = performance.now()
@@ -63,6 +76,13 @@ export function exposeProbes(canvas: HTMLCanvasElement, context: ViewerContext, 
     return { nodeId: hit ? nodeIdOf(hit.object) : null, distance: hit?.distance ?? null, ms }
   }
   Object.assign(canvas, {
+    tesseraSnapshot: () => engine.snapshot(),
+    tesseraApply: (view: Partial<ViewSettings>) => engine.apply(view),
+    // Each material's id and its number of clipping planes (section tests).
+    tesseraMaterials: () =>
+      meshesUnder(context.model()).flatMap((m) =>
+        [m.material].flat().map((x) => [x.uuid, x.clippingPlanes?.length ?? 0]),
+      ),
     tesseraPick,
     tesseraPickIndex: async () => {
       await index.whenBuilt()
