@@ -7,7 +7,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { binaryStl, brokenGlb, throttleUploads } from './support/files-helpers.ts'
 import { stlCube } from './support/models.ts'
 import { startReceiver, startTessera, type Tessera } from './support/server.ts'
@@ -24,14 +24,6 @@ let browser: Browser
 let context: BrowserContext
 let page: Page
 let errors: string[]
-
-async function signIn(p: Page): Promise<void> {
-  await p.goto(server.baseUrl)
-  await p.getByLabel('Username').fill('admin')
-  await p.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-  await p.getByRole('button', { name: 'Sign in' }).click()
-  await p.getByRole('heading', { name: 'My files' }).waitFor()
-}
 
 async function openFolder(p: Page, folder: string): Promise<void> {
   await p.goto(`${server.baseUrl}/files?path=${encodeURIComponent(folder)}`)
@@ -54,7 +46,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     browser = await launch()
     context = await browser.newContext({ viewport: DESKTOP })
     page = await context.newPage()
-    await signIn(page)
+    await signInAsAdmin(page, server)
     // After the sign-in: the first visit's session check answers 401 (no cookies yet) by design.
     errors = collectErrors(page, EXPECTED)
   })
@@ -250,7 +242,7 @@ describe('files, uploads and webhooks in Chromium', { timeout: 240_000 }, () => 
     await page.close()
     const phone = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 })
     const p = await phone.newPage()
-    await signIn(p)
+    await signInAsAdmin(p, server)
     const phoneErrors = collectErrors(p, EXPECTED)
     await p.getByRole('link', { name: 'Webhooks' }).click()
     const url = p.locator('[data-webhook] .url').first()

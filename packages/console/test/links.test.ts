@@ -64,12 +64,7 @@ describe('share by link in the console', { timeout: 300_000 }, () => {
     server = await startTessera()
     const owner = await apiSession(server.baseUrl, 'admin', server.adminPassword)
     const email = (await owner.call<{ account: { email: string } }>('GET', '/account/me')).account.email
-    fileId = (await owner.upload('car.glb', await carGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await owner.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 500))
-    }
+    fileId = (await owner.uploadReady('car.glb', await carGlb()))._id
     const open = await owner.call<{ annotation: { _id: string } }>('POST', '/annotation/create/', {
       file: fileId,
       name: 'Open note',

@@ -28,12 +28,7 @@ const errors: string[][] = []
 
 async function prepare(): Promise<void> {
   const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-  fileId = (await api.upload('car.glb', await carGlb()))._id
-  const deadline = Date.now() + 120_000
-  while ((await api.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
-    assert.ok(Date.now() < deadline, 'the conversion did not finish')
-    await new Promise((r) => setTimeout(r, 300))
-  }
+  fileId = (await api.uploadReady('car.glb', await carGlb()))._id
   for (const email of ['sam@example.com', 'ed@example.com'])
     await api.call('POST', `/file/${fileId}/share`, { email, role: 'editor' })
   linkToken = (await api.call<{ token: string }>('POST', `/file/${fileId}/link`, {})).token

@@ -42,13 +42,7 @@ const errors: Record<string, string[]> = {}
 async function prepare(): Promise<void> {
   const owner = await apiSession(server.baseUrl, 'admin', server.adminPassword)
   ownerEmail = (await owner.call<{ account: { email: string } }>('GET', '/account/me')).account.email
-  const file = await owner.upload('car.glb', await carGlb())
-  fileId = file._id
-  const deadline = Date.now() + 120_000
-  while ((await owner.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
-    assert.ok(Date.now() < deadline, 'the conversion did not finish')
-    await new Promise((r) => setTimeout(r, 500))
-  }
+  fileId = (await owner.uploadReady('car.glb', await carGlb()))._id
   for (const [name, role] of [
     ['erin', 'editor'],
     ['vic', 'viewer'],

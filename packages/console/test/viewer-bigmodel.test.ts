@@ -19,7 +19,7 @@ import {
   timeScroll,
   timeToggles,
 } from './support/big-viewer.ts'
-import { collectErrors, launch, paintedShare } from './support/browser.ts'
+import { collectErrors, launch, paintedShare, signInAsAdmin } from './support/browser.ts'
 import { pixels } from './support/canvas-pixels.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 
@@ -241,11 +241,7 @@ describe('viewer with big models', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await upload(page, 'stack.glb', await frontBackGlb())
   })
 

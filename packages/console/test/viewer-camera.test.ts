@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 import { roomGlb } from './support/viewer-models.ts'
 
@@ -148,12 +148,7 @@ async function restore(p: Page, name: string): Promise<void> {
 /** As admin before the page signs in (the page's session then supersedes this one): the model and two views. */
 async function prepare(): Promise<void> {
   const admin = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-  const file = await admin.upload('room.glb', await roomGlb())
-  const deadline = Date.now() + 120_000
-  while ((await admin.call<{ file: { state: string } }>('GET', `/file/${file._id}`)).file.state !== 'ready') {
-    assert.ok(Date.now() < deadline, 'the conversion did not finish')
-    await new Promise((r) => setTimeout(r, 500))
-  }
+  const file = await admin.uploadReady('room.glb', await roomGlb())
   await admin.call('POST', '/file/configuration/', {
     file: file._id,
     name: 'API ortho',
@@ -181,11 +176,7 @@ describe('viewer camera tool', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await openViewer(page)
   })
 

@@ -9,8 +9,9 @@ import type { Browser, Page } from 'playwright-core'
 import type { EnvironmentSettings } from '../src/viewer/state/environment.ts'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { cadGlb } from './support/cad-model.ts'
+import { canvasImage } from './support/canvas-pixels.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 
 const SHOTS = path.resolve(import.meta.dirname, '../../../docs/console')
@@ -46,27 +47,9 @@ function diagnostics(p: Page): Promise<Diagnostics> {
     .evaluate((c) => (c as unknown as { tesseraEnvironment(): Diagnostics }).tesseraEnvironment())
 }
 
-/** Every canvas pixel, RGBA (one base64 string: an array of numbers crosses slowly). */
-async function pixels(p: Page): Promise<{ data: Uint8Array; width: number }> {
-  const { base64, width } = await p.evaluate(() => {
-    const source = document.querySelector('.viewport canvas') as HTMLCanvasElement
-    const copy = document.createElement('canvas')
-    copy.width = source.width
-    copy.height = source.height
-    const ctx = copy.getContext('2d') as CanvasRenderingContext2D
-    ctx.drawImage(source, 0, 0)
-    const data = ctx.getImageData(0, 0, copy.width, copy.height).data
-    let binary = ''
-    for (let i = 0; i < data.length; i += 0x8000)
-      binary += String.fromCharCode(...data.subarray(i, i + 0x8000))
-    return { base64: btoa(binary), width: copy.width }
-  })
-  return { data: new Uint8Array(Buffer.from(base64, 'base64')), width }
-}
-
 /** The canvas pixel a few pixels in from its bottom-right corner: background in every view here. */
 async function corner(p: Page): Promise<Rgb> {
-  const { data, width } = await pixels(p)
+  const { data, width } = await canvasImage(p)
   const height = data.length / 4 / width
   const i = ((height - 6) * width + (width - 6)) * 4
   return [data[i] ?? 0, data[i + 1] ?? 0, data[i + 2] ?? 0]
@@ -75,7 +58,7 @@ async function corner(p: Page): Promise<Rgb> {
 const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= 3)
 
 async function darkPixels(p: Page): Promise<number> {
-  const { data } = await pixels(p)
+  const { data } = await canvasImage(p)
   let n = 0
   for (let i = 0; i < data.length; i += 4)
     if (Math.max(data[i] ?? 0, data[i + 1] ?? 0, data[i + 2] ?? 0) < 60) n++
@@ -111,12 +94,7 @@ describe('Display tool in Chromium', { timeout: 300_000 }, () => {
   before(async () => {
     server = await startTessera()
     const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-    fileId = (await api.upload('bracket.glb', await cadGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await api.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 300))
-    }
+    fileId = (await api.uploadReady('bracket.glb', await cadGlb()))._id
     await api.call('POST', '/file/configuration/', {
       file: fileId,
       name: 'From API',
@@ -134,11 +112,7 @@ describe('Display tool in Chromium', { timeout: 300_000 }, () => {
     // SwiftShader (software GL), during which the page does not answer.
     page.setDefaultTimeout(120_000)
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await openView(page)
   })
 

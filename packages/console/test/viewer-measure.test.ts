@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 import { blockGlb } from './support/viewer-models.ts'
 
@@ -185,12 +185,7 @@ describe('measure tool in Chromium', { timeout: 300_000 }, () => {
     server = await startTessera()
     // Through the API before the browser signs in (its session would supersede this one).
     const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-    const file = (await api.upload('block.glb', await blockGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await api.call<{ file: { state: string } }>('GET', `/file/${file}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 500))
-    }
+    const file = (await api.uploadReady('block.glb', await blockGlb()))._id
     await api.call('POST', '/file/configuration/', {
       file,
       name: 'From API',
@@ -200,11 +195,7 @@ describe('measure tool in Chromium', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await page.getByRole('link', { name: 'Files', exact: true }).click()
     await page.locator('.row[data-file="block.glb"]').click()
     await page.getByRole('link', { name: 'Open viewer' }).click()

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { cutGlb, pixel, section } from './support/section.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 
@@ -74,12 +74,7 @@ describe('section planes and box in Chromium', { timeout: 300_000 }, () => {
     server = await startTessera()
     // Through the API, before any page signs in (an API session supersedes the account's other one).
     const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-    const file = (await api.upload('cut.glb', await cutGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await api.call<{ file: { state: string } }>('GET', `/file/${file}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 500))
-    }
+    const file = (await api.uploadReady('cut.glb', await cutGlb()))._id
     await api.call('POST', '/file/configuration/', {
       file,
       name: 'From the API',
@@ -92,11 +87,7 @@ describe('section planes and box in Chromium', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: DESKTOP })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await openViewer(page)
   })
 

@@ -11,7 +11,7 @@ import { Document, NodeIO } from '@gltf-transform/core'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { count, isOutline, meanDiff, pixels } from './support/canvas-pixels.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 
@@ -198,12 +198,7 @@ describe('selection of several parts', { timeout: 300_000 }, () => {
     server = await startTessera()
     // Prepared through the API before the page signs in (a session of admin supersedes another).
     const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-    fileId = (await api.upload('row.glb', await rowGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await api.call<{ file: { state: string } }>('GET', `/file/${fileId}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 300))
-    }
+    fileId = (await api.uploadReady('row.glb', await rowGlb()))._id
     const { tree } = await api.call<{ tree: { id: string; name: string; children: unknown[] }[] }>(
       'GET',
       `/file/${fileId}/scene-tree`,
@@ -224,11 +219,7 @@ describe('selection of several parts', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await openViewer(page)
   })
 

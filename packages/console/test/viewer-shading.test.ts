@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { count, isBlue, isOrange, isOutline, meanDiff, pixels } from './support/canvas-pixels.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 import { levelsGlb } from './support/shading-models.ts'
@@ -124,11 +124,7 @@ describe('explode, x-ray and layers', { timeout: 300_000 }, () => {
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     errors = collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await openViewer(page, 'levels.glb')
   })
 

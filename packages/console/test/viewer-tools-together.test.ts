@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { apiSession } from './support/api-session.ts'
-import { collectErrors, launch } from './support/browser.ts'
+import { collectErrors, launch, signInAsAdmin } from './support/browser.ts'
 import { count, pixels } from './support/canvas-pixels.ts'
 import { cutGlb, pixel } from './support/section.ts'
 import { startTessera, type Tessera } from './support/server.ts'
@@ -65,20 +65,11 @@ describe('viewer tools together', { timeout: 120_000 }, () => {
   before(async () => {
     server = await startTessera()
     const api = await apiSession(server.baseUrl, 'admin', server.adminPassword)
-    const file = (await api.upload('cut.glb', await cutGlb()))._id
-    const deadline = Date.now() + 120_000
-    while ((await api.call<{ file: { state: string } }>('GET', `/file/${file}`)).file.state !== 'ready') {
-      assert.ok(Date.now() < deadline, 'the conversion did not finish')
-      await new Promise((r) => setTimeout(r, 500))
-    }
+    await api.uploadReady('cut.glb', await cutGlb())
     browser = await launch()
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     collectErrors(page, [401])
-    await page.goto(server.baseUrl)
-    await page.getByLabel('Username').fill('admin')
-    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'My files' }).waitFor()
+    await signInAsAdmin(page, server)
     await page.getByRole('link', { name: 'Files', exact: true }).click()
     await page.locator('.row[data-file="cut.glb"]').click()
     await page.getByRole('link', { name: 'Open viewer' }).click()

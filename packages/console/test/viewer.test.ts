@@ -7,7 +7,8 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { axe, blocking, describeFindings } from './support/axe.ts'
-import { collectErrors, launch, paintedShare } from './support/browser.ts'
+import { collectErrors, launch, paintedShare, signInAsAdmin } from './support/browser.ts'
+import { canvasImage } from './support/canvas-pixels.ts'
 import { startTessera, type Tessera } from './support/server.ts'
 import { assemblyGlb, roomGlb } from './support/viewer-models.ts'
 
@@ -20,14 +21,6 @@ let server: Tessera
 let browser: Browser
 let page: Page
 let errors: string[]
-
-async function signIn(p: Page): Promise<void> {
-  await p.goto(server.baseUrl)
-  await p.getByLabel('Username').fill('admin')
-  await p.getByLabel('Password', { exact: true }).fill(server.adminPassword)
-  await p.getByRole('button', { name: 'Sign in' }).click()
-  await p.getByRole('heading', { name: 'My files' }).waitFor()
-}
 
 async function openViewer(p: Page, name: string): Promise<void> {
   await p.getByRole('link', { name: 'Files', exact: true }).click()
@@ -85,23 +78,6 @@ function pixel(p: Page, fx = 0.5, fy = 0.5): Promise<[number, number, number]> {
  * Every canvas pixel, RGBA, to compare two moments or count a colour. The bytes cross as one base64
  * string: as an array of ~3 million numbers they took 25–40 s per call on a loaded machine.
  */
-async function pixels(p: Page): Promise<Uint8Array> {
-  const base64 = await p.evaluate(() => {
-    const source = document.querySelector('.viewport canvas') as HTMLCanvasElement
-    const copy = document.createElement('canvas')
-    copy.width = source.width
-    copy.height = source.height
-    const ctx = copy.getContext('2d') as CanvasRenderingContext2D
-    ctx.drawImage(source, 0, 0)
-    const data = ctx.getImageData(0, 0, copy.width, copy.height).data
-    let binary = ''
-    for (let i = 0; i < data.length; i += 0x8000)
-      binary += String.fromCharCode(...data.subarray(i, i + 0x8000))
-    return btoa(binary)
-  })
-  return new Uint8Array(Buffer.from(base64, 'base64'))
-}
-
 function countPixels(data: Uint8Array, match: (r: number, g: number, b: number) => boolean): number {
   let n = 0
   for (let i = 0; i < data.length; i += 4) if (match(data[i] ?? 0, data[i + 1] ?? 0, data[i + 2] ?? 0)) n++
@@ -148,7 +124,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     page = await context.newPage()
     // 401: the console's first load asks for a session before anyone has signed in.
     errors = collectErrors(page, [401])
-    await signIn(page)
+    await signInAsAdmin(page, server)
     await page.getByTestId('upload-input').setInputFiles([
       { name: 'room.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from(await roomGlb()) },
       { name: 'assembly.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from(await assemblyGlb(PARTS)) },
@@ -199,7 +175,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.getByRole('button', { name: 'Save annotation' }).click()
     await page.getByRole('button', { name: 'Behind', exact: true }).waitFor()
     await page.waitForTimeout(300)
-    const front = countPixels(await pixels(page), isMarkerGreen)
+    const front = countPixels((await canvasImage(page)).data, isMarkerGreen)
     assert.ok(front > 20, `the marker is drawn in front (${front} px)`)
     // Half a turn around the target (OrbitControls: a drag of half the canvas height turns by π):
     // the marker on the wall's front face is now behind the wall.
@@ -212,7 +188,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     await page.waitForTimeout(300)
     const after = await camera(page)
     assert.ok((after.position[2] ?? 0) < 0, 'the camera is behind the wall')
-    const behind = countPixels(await pixels(page), isMarkerGreen)
+    const behind = countPixels((await canvasImage(page)).data, isMarkerGreen)
     assert.equal(behind, 0, `${behind} px of the hidden marker are drawn at full colour`)
     await page.screenshot({ path: path.join(SHOTS, 'viewer-marker-behind.png') })
     await page.getByRole('button', { name: 'Fit all' }).click()
@@ -241,7 +217,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
   it('selecting a red wall keeps it red while a highlight shows', async () => {
     await openViewer(page, 'room.glb')
     await page.getByRole('tab', { name: 'Parts' }).click()
-    const before = await pixels(page)
+    const before = (await canvasImage(page)).data
     // Beside the centre, where the previous test's marker is.
     const plain = await pixel(page, 0.45, 0.55)
     assert.ok(hue(plain).hue < 20 || hue(plain).hue > 340, `unselected wall ${plain}`)
@@ -250,7 +226,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     const selected = await pixel(page, 0.45, 0.55)
     const { hue: h, saturation } = hue(selected)
     assert.ok((h < 20 || h > 340) && saturation > 0.5, `selected wall ${selected}: hue ${h.toFixed(0)}°`)
-    const now = await pixels(page)
+    const now = (await canvasImage(page)).data
     let changed = 0
     for (let i = 0; i < now.length; i += 4) {
       const d =
@@ -442,7 +418,7 @@ describe('viewer in Chromium', { timeout: 600_000 }, () => {
     const phone = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 })
     const p = await phone.newPage()
     const phoneErrors = collectErrors(p, [401])
-    await signIn(p)
+    await signInAsAdmin(p, server)
     await openViewer(p, 'room.glb')
     const buttons = p.locator('.tree button')
     const n = await buttons.count()

@@ -22,7 +22,7 @@ import {
   setLocalTransform,
 } from './preview.ts'
 
-/** From this many nodes on, a model is previewed and built in slices (below, GLTFLoader's own ~0.1 s). */
+/** From this many nodes on, a model is previewed and built in slices (below, GLTFLoader's own ~50 ms). */
 export const MANY_PARTS = 2_000
 /** The longest the build holds the main thread at a time. */
 const SLICE_MS = 12

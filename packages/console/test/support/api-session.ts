@@ -1,11 +1,14 @@
 // The HTTP API as a plain client drives it, for browser tests that prepare data or read what was
 // stored: login, a session (it takes a license, and supersedes the same account's other session, so
-// use an account no browser page is signed in as), JSON calls and a multipart upload.
+// use an account no browser page is signed in as), JSON calls and a multipart upload (and its wait
+// for the conversion).
 import assert from 'node:assert/strict'
 
 export interface ApiSession {
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>
   upload(name: string, bytes: Uint8Array, parent?: string): Promise<{ _id: string; state: string }>
+  /** Uploads, then waits (up to 2 minutes) until the conversion made the file ready. */
+  uploadReady(name: string, bytes: Uint8Array, parent?: string): Promise<{ _id: string; state: string }>
 }
 
 export async function apiSession(baseUrl: string, username: string, password: string): Promise<ApiSession> {
@@ -47,5 +50,15 @@ export async function apiSession(baseUrl: string, username: string, password: st
     return (JSON.parse(text) as { file: { _id: string; state: string } }).file
   }
 
-  return { call, upload }
+  async function uploadReady(name: string, bytes: Uint8Array, parent = '/') {
+    const file = await upload(name, bytes, parent)
+    const deadline = Date.now() + 120_000
+    while ((await call<{ file: { state: string } }>('GET', `/file/${file._id}`)).file.state !== 'ready') {
+      assert.ok(Date.now() < deadline, `the conversion of ${name} did not finish`)
+      await new Promise((r) => setTimeout(r, 300))
+    }
+    return { ...file, state: 'ready' }
+  }
+
+  return { call, upload, uploadReady }
 }

@@ -49,3 +49,15 @@ export function paintedShare(page: Page): Promise<number> {
     return painted / total
   })
 }
+
+/** Signs in at the console's start page as the server's admin, and waits for "My files". */
+export async function signInAsAdmin(
+  page: Page,
+  server: { baseUrl: string; adminPassword: string },
+): Promise<void> {
+  await page.goto(server.baseUrl)
+  await page.getByLabel('Username').fill('admin')
+  await page.getByLabel('Password', { exact: true }).fill(server.adminPassword)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'My files' }).waitFor()
+}

@@ -1,13 +1,13 @@
-// The 3D view's pixels for the explode, x-ray and layers test: read from the canvas, counted by
+// The 3D view's pixels, for the tests that look at what is drawn: read from the canvas, counted by
 // colour, compared.
 import type { Page } from 'playwright-core'
 
-/** Every canvas pixel, RGBA (one base64 string: arrays of millions of numbers cross slowly). */
-export async function pixels(p: Page): Promise<Uint8Array> {
-  // Two frames: the render loop has drawn what the last change asked for.
-  await p.waitForTimeout(100)
-  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
-  const base64 = await p.evaluate(() => {
+/**
+ * Every canvas pixel, RGBA, as it is now, and the canvas's width (they cross as one base64 string:
+ * arrays of millions of numbers cross slowly).
+ */
+export async function canvasImage(p: Page): Promise<{ data: Uint8Array; width: number }> {
+  const { base64, width } = await p.evaluate(() => {
     const source = document.querySelector('.viewport canvas') as HTMLCanvasElement
     const copy = document.createElement('canvas')
     copy.width = source.width
@@ -18,9 +18,16 @@ export async function pixels(p: Page): Promise<Uint8Array> {
     let binary = ''
     for (let i = 0; i < data.length; i += 0x8000)
       binary += String.fromCharCode(...data.subarray(i, i + 0x8000))
-    return btoa(binary)
+    return { base64: btoa(binary), width: copy.width }
   })
-  return new Uint8Array(Buffer.from(base64, 'base64'))
+  return { data: new Uint8Array(Buffer.from(base64, 'base64')), width }
+}
+
+/** Every canvas pixel, RGBA, once the render loop has drawn what the last change asked for. */
+export async function pixels(p: Page): Promise<Uint8Array> {
+  await p.waitForTimeout(100)
+  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+  return (await canvasImage(p)).data
 }
 
 /** The beams' steel as drawn (about 120, 60, 0) and the slabs' concrete (about 20, 40, 140). */
