@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util'
 import { Tessera } from '@tessera/client'
 import { type Browser, type BrowserContext, type CDPSession, chromium } from 'playwright-core'
 import { benchModel, ROOT, type Served, serve, treeAt } from './peers/console-open-setup.ts'
+import { paintedAt } from './peers/painted-at.ts'
 import { record } from './results.ts'
 
 const { values: args } = parseArgs({
@@ -151,48 +152,6 @@ async function openOnce(browser: Browser, variant: Variant, rate: number, latenc
   } finally {
     await context.close()
   }
-}
-
-/** The few DOM members paintedAt uses (this file is type-checked without the DOM's types). */
-interface PageCanvas {
-  width: number
-  height: number
-  getContext(kind: '2d'): {
-    drawImage(source: PageCanvas, x: number, y: number): void
-    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray }
-  }
-}
-interface PageDocument {
-  querySelector(selector: string): PageCanvas | null
-  createElement(tag: 'canvas'): PageCanvas
-}
-
-/**
- * In the page: performance.now() once the viewer's canvas shows the model (over 2 % of it differs
- * from the background, the measure of the console tests' paintedShare), else false. A function,
- * not a string: the console's CSP forbids evaluating strings.
- */
-function paintedAt(): number | false {
-  const doc = (globalThis as unknown as { document: PageDocument }).document
-  const source = doc.querySelector('.viewport[data-phase="ready"] canvas')
-  if (!source) return false
-  const copy = doc.createElement('canvas')
-  copy.width = source.width
-  copy.height = source.height
-  const ctx = copy.getContext('2d')
-  ctx.drawImage(source, 0, 0)
-  const data = ctx.getImageData(0, 0, copy.width, copy.height).data
-  let painted = 0
-  let total = 0
-  for (let i = 0; i < data.length; i += 4 * 7) {
-    total++
-    const d =
-      Math.abs((data[i] ?? 0) - 0xee) +
-      Math.abs((data[i + 1] ?? 0) - 0xf1) +
-      Math.abs((data[i + 2] ?? 0) - 0xf5)
-    if (d > 24) painted++
-  }
-  return painted / total > 0.02 ? performance.now() : false
 }
 
 /** Chromium as the console tests launch it (test/support/browser.ts): headless, software WebGL. */

@@ -31,6 +31,7 @@ import {
 } from '../packages/console/test/support/big-viewer.ts'
 import { terrainStl } from '../packages/server/test/support/big-models.ts'
 import { ROOT, type Served, serve } from './peers/console-open-setup.ts'
+import { paintedAt } from './peers/painted-at.ts'
 import { partsGlb } from './peers/viewer-models.ts'
 import { type ResultRow, record } from './results.ts'
 
@@ -81,32 +82,6 @@ async function openSignedIn(browser: Browser, served: Served): Promise<Page> {
   if (!login.ok()) throw new Error(`login: ${login.status()}`)
   await context.request.post(`${baseUrl}/account/session`, { headers: { origin: baseUrl } })
   return context.newPage()
-}
-
-/** performance.now() once over 2 % of the viewer's canvas differs from the background, else false. */
-function paintedAt(): number | false {
-  // The model's preview counts (a model of many parts, viewer/many-parts.ts): it is the model, drawn.
-  const source = document.querySelector<HTMLCanvasElement>(
-    '.viewport:is([data-phase="preview"], [data-phase="ready"]) canvas',
-  )
-  if (!source) return false
-  const copy = document.createElement('canvas')
-  copy.width = source.width
-  copy.height = source.height
-  const ctx = copy.getContext('2d') as CanvasRenderingContext2D
-  ctx.drawImage(source, 0, 0)
-  const data = ctx.getImageData(0, 0, copy.width, copy.height).data
-  let painted = 0
-  let total = 0
-  for (let i = 0; i < data.length; i += 4 * 7) {
-    total++
-    const d =
-      Math.abs((data[i] ?? 0) - 0xee) +
-      Math.abs((data[i + 1] ?? 0) - 0xf1) +
-      Math.abs((data[i + 2] ?? 0) - 0xf5)
-    if (d > 24) painted++
-  }
-  return painted / total > 0.02 ? performance.now() : false
 }
 
 async function heapMb(page: Page): Promise<number> {
