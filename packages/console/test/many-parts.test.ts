@@ -7,12 +7,15 @@ import { describe, it } from 'node:test'
 import { Document, NodeIO } from '@gltf-transform/core'
 import * as THREE from 'three'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import { MANY_PARTS, ManyParts } from '../src/viewer/many-parts.ts'
+import { MANY_PARTS, ManyParts, PREVIEW_MAX_CALLS } from '../src/viewer/many-parts.ts'
 
 const BOX = [0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1]
 
 /** Storeys of parts: shared meshes (one of two primitives), TRS and matrix nodes, clashing names. */
-async function model(parts: number, options: { skin?: boolean } = {}): Promise<ArrayBuffer> {
+async function model(
+  parts: number,
+  options: { skin?: boolean; unique?: boolean } = {},
+): Promise<ArrayBuffer> {
   const doc = new Document()
   const buffer = doc.createBuffer()
   const material = (name: string, r: number) => doc.createMaterial(name).setBaseColorFactor([r, 0.5, 0.5, 1])
@@ -48,7 +51,8 @@ async function model(parts: number, options: { skin?: boolean } = {}): Promise<A
   for (let i = 0; i < parts; i++) {
     const node = doc.createNode(i % 7 === 0 ? 'Part' : i % 11 === 0 ? '' : `Part ${i}`)
     node.setExtras({ tesseraId: `n${i}` })
-    if (i % 13 !== 0) node.setMesh(meshes[i % 3] ?? null)
+    const own = () => doc.createMesh(`own-${i}`).addPrimitive(primitive(0.1, material(`own-${i}`, 0.5)))
+    if (i % 13 !== 0) node.setMesh(options.unique ? own() : (meshes[i % 3] ?? null))
     if (i % 5 === 0) node.setMatrix([2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.5, 0, i * 0.01, 1, -i * 0.02, 1])
     else node.setTranslation([(i % 50) * 0.5, 0, Math.floor(i / 50) * 0.5]).setScale([1, 1 + (i % 3), 1])
     const parent = storeys[i % 4]
@@ -163,6 +167,14 @@ describe('a model of many parts, loaded in two steps', () => {
     await assert.rejects(load, /closed/)
     assert.equal(many.root, null)
     assert.ok(built > 0 && built < 18_000, `${built} parts built before it stopped`)
+  })
+
+  it('builds a model whose parts have meshes of their own in slices too, without a preview', async () => {
+    const parts = PREVIEW_MAX_CALLS + 1_500
+    const { plain, built, previews } = await loadBoth(await model(parts, { unique: true }))
+    assert.equal(previews.length, 0, `a preview of ${parts} draw calls would cost what the model costs`)
+    assert.ok(built)
+    assert.deepEqual(shapeOf(built), shapeOf(plain))
   })
 
   it('leaves small models, and models with skins, to GLTFLoader', async () => {

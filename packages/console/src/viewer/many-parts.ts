@@ -7,7 +7,8 @@
 // 1. it reserves the scene's and nodes' names in GLTFLoader's order (so they come out the same),
 // 2. loads each distinct mesh once through the parser (whose cache keeps the decoded geometry and
 //    materials: nothing is decoded twice, and the GPU buffers and shader programs carry over),
-// 3. hands the engine a preview (preview.ts) and waits until it is drawn,
+// 3. hands the engine a preview (preview.ts) and waits until it is drawn (when it takes at most
+//    PREVIEW_MAX_CALLS draw calls: parts that share meshes),
 // 4. builds the scene itself, node by node as GLTFLoader would, in slices of SLICE_MS that give the
 //    browser its turn between them (the preview on screen meanwhile, and the page responsive),
 // 5. and leaves GLTFLoader no scene to build: the load resolves with an empty one, replaced by ours.
@@ -19,11 +20,17 @@ import {
   type NodeDef,
   placements,
   preorder,
+  previewCalls,
   setLocalTransform,
 } from './preview.ts'
 
 /** From this many nodes on, a model is previewed and built in slices (below, GLTFLoader's own ~50 ms). */
 export const MANY_PARTS = 2_000
+/**
+ * A preview of more draw calls than this is not drawn (its parts mostly have meshes of their own: it
+ * would cost what the model costs); the parts are still built in slices.
+ */
+export const PREVIEW_MAX_CALLS = 1_000
 /** The longest the build holds the main thread at a time. */
 const SLICE_MS = 12
 
@@ -167,13 +174,15 @@ export class ManyParts {
         templates.set(mesh, (await parser.getDependency('mesh', mesh)) as THREE.Object3D)
       }),
     )
-    const preview = new THREE.Group()
-    for (const [mesh, places] of where) {
-      const template = templates.get(mesh)
-      if (template) for (const batch of instancesOf(template, places)) preview.add(batch)
+    if (previewCalls(json, where.keys()) <= PREVIEW_MAX_CALLS) {
+      const preview = new THREE.Group()
+      for (const [mesh, places] of where) {
+        const template = templates.get(mesh)
+        if (template) for (const batch of instancesOf(template, places)) preview.add(batch)
+      }
+      await this.show(preview)
+      this.signal?.throwIfAborted()
     }
-    await this.show(preview)
-    this.signal?.throwIfAborted()
     this.root = await buildScene(json, names, new MeshUses(json, templates), this.own, this.signal)
     // Nothing left for GLTFLoader to build: its scene comes out empty (and is dropped).
     json.scenes = (json.scenes ?? []).map(() => ({}))

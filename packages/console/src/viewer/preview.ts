@@ -1,6 +1,6 @@
 // The first frame of a model of many parts, before its objects are built: each distinct mesh once,
-// drawn where its nodes put it, one InstancedMesh per mesh primitive (a few hundred draw calls at
-// most, whatever the number of parts). The engine draws it and swaps in the model when built.
+// drawn where its nodes put it, one InstancedMesh per mesh primitive (a draw call each, however
+// many parts share it). The engine draws it and swaps in the model when built.
 import * as THREE from 'three'
 
 export interface NodeDef {
@@ -20,6 +20,7 @@ export interface NodeDef {
 
 export interface GltfJson {
   nodes?: NodeDef[]
+  meshes?: { primitives?: unknown[] }[]
   scenes?: { name?: string; nodes?: number[]; extras?: unknown; extensions?: unknown }[]
   scene?: number
   skins?: unknown[]
@@ -84,6 +85,16 @@ export function placements(json: GltfJson): Map<number, THREE.Matrix4[]> {
     }
   }
   return out
+}
+
+/**
+ * The draw calls a preview would take: one per primitive of each mesh drawn. A model whose parts
+ * mostly have meshes of their own gains nothing from it (as many calls as the model itself).
+ */
+export function previewCalls(json: GltfJson, meshes: Iterable<number>): number {
+  let calls = 0
+  for (const mesh of meshes) calls += json.meshes?.[mesh]?.primitives?.length ?? 1
+  return calls
 }
 
 /** One InstancedMesh per triangle primitive of a loaded glTF mesh, at its nodes' places. */
