@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../packages/server/src/app/config.ts'
 import { createContext } from '../../packages/server/src/app/server-context.ts'
 import { createAccount } from '../../packages/server/src/modules/accounts/index.ts'
-import { newId } from '../../packages/server/src/platform/ids.ts'
+import { insertFileRow, shareFileRow } from '../../packages/server/test/support/file-rows.ts'
 
 const PASSWORD = 'benchmark password'
 
@@ -41,49 +41,10 @@ export async function seedLiveFile(env: NodeJS.ProcessEnv, base: string, n: numb
         (await createAccount(ctx, { email: `${username}@example.com`, username, password: PASSWORD })).id,
       )
     }
-    const now = Date.now()
-    const fileId = newId(now)
-    const [owner, ...others] = ids
-    await ctx.db.kysely
-      .insertInto('files')
-      .values({
-        id: fileId,
-        owner_id: owner ?? '',
-        user_id: owner ?? '',
-        parent: '/',
-        key: '/live.glb',
-        name: 'live.glb',
-        size: 4,
-        sha256: '0'.repeat(64),
-        state: 'queued',
-        error: '',
-        progress: 0,
-        bucket: 'bench',
-        blob_key: `blobs/${fileId}`,
-        share_token: '',
-        is_link: 0,
-        allow_live_public_meetings: 0,
-        roles: '[]',
-        attributes: '{}',
-        scene_tree_names: '[]',
-        scene_tree_roots: '[]',
-        favorited_by: '[]',
-        type: 'file',
-        created_at: now,
-        updated_at: now,
-        revision_date: now,
-        version: 0,
-        optimized_key: null,
-        optimized_size: 0,
-        optimized_sha256: '',
-      })
-      .execute()
-    for (const id of others) {
-      await ctx.db.kysely
-        .insertInto('file_shares')
-        .values({ file_id: fileId, account_id: id, role: 'viewer', created_at: now })
-        .execute()
-    }
+    const [owner = '', ...others] = ids
+    // The file's row as the server's tests write it (no upload: the bench needs only its access).
+    const fileId = await insertFileRow({ ctx }, owner, { name: 'live.glb' })
+    for (const id of others) await shareFileRow({ ctx }, fileId, id, 'viewer')
     const headers: Array<Record<string, string>> = []
     for (const name of names) headers.push(await signIn(base, name))
     return { fileId, headers }

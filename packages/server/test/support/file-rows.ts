@@ -3,11 +3,17 @@
 // on the file access model, not on uploads. Plus a team around one file: its owner, an editor, a
 // viewer and a stranger, each signed in.
 import type { FastifyInstance } from 'fastify'
+import type { Db } from '../../src/platform/db/index.ts'
 import { newId } from '../../src/platform/ids.ts'
 import { signedIn } from './api.ts'
 
+/** What the rows are written through: a test's app, or a bench's context (bench/peers/live-seed.ts). */
+interface HasDb {
+  ctx: { db: Db }
+}
+
 export async function insertFileRow(
-  app: FastifyInstance,
+  app: HasDb,
   ownerId: string,
   fields: { name?: string; parent?: string; sceneTreeRoots?: string[] } = {},
 ): Promise<string> {
@@ -53,7 +59,7 @@ export async function insertFileRow(
 }
 
 export async function shareFileRow(
-  app: FastifyInstance,
+  app: HasDb,
   fileId: string,
   accountId: string,
   role: 'viewer' | 'editor',
