@@ -1,6 +1,7 @@
-// The client commands of `tessera` (login, upload, ls, download, listen, trigger, webhooks, link): they
-// talk to a running instance through @tessera/client (the server's admin commands are
-// tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this tree resolves.
+// The client commands of `tessera` (login, upload, ls, download, props, search, listen, trigger,
+// webhooks, link): they talk to a running instance through @tessera/client (the server's admin
+// commands are tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this tree
+// resolves.
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import path from 'node:path'
@@ -20,6 +21,7 @@ import { reportFailure } from './failures.ts'
 import { HELP } from './help.ts'
 import { linkCommand } from './link-commands.ts'
 import { listen } from './listen.ts'
+import { props, search } from './scene-commands.ts'
 import { barRenderer, formatBytes, lineRenderer, uploadFiles } from './upload.ts'
 import { trigger, webhooksCommand } from './webhook-commands.ts'
 
@@ -199,6 +201,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   upload,
   ls,
   download,
+  props,
+  search,
   listen: listenCommand,
   trigger,
   webhooks: webhooksCommand,

@@ -41,6 +41,38 @@ Downloads a file's original bytes, or with --optimized its GLB.
   -o, --output F   where to write (default: the file's name, .glb with --optimized); - for stdout
 ${URL_LINE}
 ${AUTH_LINE}`,
+  props: `Usage: tessera props FILE [NODE...] [--json] [--keep-session] [--url URL]
+
+The model's own properties of FILE's nodes, as its conversion read them (IFC property sets and
+quantities, materials, classification; glTF extras; mesh and material names; read-only): each
+node's ID and name, then each group and under it 'name: value unit'. With NODEs (IDs from the scene
+tree), those nodes, in that order; without, every node that has properties, in node ID order.
+  --json           the answer as JSON: {"nodeIdToProperties": {…}, "units": {group: {name: unit}}}
+${URL_LINE}
+${AUTH_LINE}`,
+  search: `Usage: tessera search FILE EXPR... [--json] [--keep-session] [--url URL]
+
+Prints the nodes of FILE for which every EXPR holds (1 to 16), one per line (ID, then name), in
+node ID order, every page; how many matched goes to stderr. No match is no failure (exit 0).
+  --json           {"nodes": [node IDs], "total": N}
+${URL_LINE}
+${AUTH_LINE}
+
+Each EXPR is one argument (quote it for the shell); a bad one is a usage error (exit 2):
+  EXPR   = LEFT OP VALUE | LEFT exists
+  LEFT   = GROUP.PROPERTY       a property: split at the first '.', so the property may hold dots
+         | name                 the node's name (no dot); takes = != ~ only
+  GROUP, PROPERTY: bare (spaces around are dropped; a bare group holds no '.'; neither holds a
+         quote or = ! < > ~) or "double-quoted" (anything; \\" and \\\\ escape)
+  OP     = '=' equal, '!=' has it with another value, '~' contains, '<' '<=' '>' '>=' numbers,
+           'exists' has the property (no value)
+  VALUE  = the rest, spaces around dropped. Bare: a finite number (4.5, -2, 1e3) is a number, true
+         and false are booleans, else text; < <= > >= need a number; ~ and name always take text.
+         "Quoted": always text ("60"). A bare value may not start with = ! < > ~ (quote it).
+Text compares without regard to case. Examples:
+  tessera search FILE 'IFC.class = IfcWall' 'Pset_WallCommon.FireRating = REI60'
+  tessera search FILE 'Qto_WallBaseQuantities.Length > 4.5' 'Pset_WallCommon.IsExternal exists'
+  tessera search FILE '"Pset Name"."Prop name" ~ fire' 'name ~ Door'`,
   listen: `Usage: tessera listen [--events e1,e2] [--forward-to URL] [--url URL]
 
 Prints one line per event as it commits (time, event, file, uuid), from GET /events/stream. With

@@ -1,5 +1,6 @@
-// The client commands of the `tessera` binary (login, upload, ls, download, listen --forward-to,
-// trigger, webhooks) as child processes against a real `tessera serve` on SQLite.
+// The client commands of the `tessera` binary (login, upload, ls, download, props, search, listen
+// --forward-to, trigger, webhooks) as child processes against a real `tessera serve` on SQLite; and
+// the parser of search expressions.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { rmSync } from 'node:fs'
@@ -9,10 +10,12 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
-import { Tessera } from '@tessera/client'
+import { type SceneNode, Tessera } from '@tessera/client'
 import { verifyWebhook } from '@tessera/client/webhooks'
+import { groupGlb } from '@tessera/server/test/support/extras-glb.ts'
 import { Webhook } from 'standardwebhooks'
 import { type SseFrame, sseFrames } from '../src/listen.ts'
+import { parseCondition } from '../src/scene-commands.ts'
 import { barRenderer, lineRenderer } from '../src/upload.ts'
 import { BIN, type Server, spawnCli, startServer, tempDir } from './support/server.ts'
 
@@ -233,6 +236,113 @@ for (const target of targets)
       assert.match(missing.stderr, /NOT_FOUND/)
     })
 
+    test('props and search: named nodes and all, matches over two pages, quoted names, bad expressions', async () => {
+      const PANELS = 1002
+      const panels = Array.from({ length: PANELS }, (_, i) => ({
+        name: `Panel ${i}`,
+        extras: {
+          fireRating: i % 2 ? 'REI30' : 'REI60',
+          width: i / 10,
+          'fire rating': `EI ${i}`,
+          maker: { name: i === 7 ? 'Bolt Co' : 'ACME' },
+        },
+      }))
+      const { fileId, tree } = await withSdk(async (tessera) => {
+        const model = new Blob([groupGlb('Panels', panels, { level: 2 })])
+        const uploaded = await tessera.files.upload(model, { name: 'panels.glb', parent: '/props' })
+        await tessera.files.waitUntilReady(uploaded._id, { timeoutMs: 120_000 })
+        return { fileId: uploaded._id, tree: await tessera.files.sceneTree(uploaded._id) }
+      })
+      const flatten = (nodes: SceneNode[]): SceneNode[] => nodes.flatMap((n) => [n, ...flatten(n.children)])
+      const byName = new Map(flatten(tree).map((n) => [n.name, n.id]))
+      const idOf = (name: string) => byName.get(name) ?? assert.fail(`no node ${name}`)
+      const sorted = (names: string[]) => names.map(idOf).sort()
+      const lines = (ids: string[]) => ids.map((id) => `${id}  ${[...byName].find(([, v]) => v === id)?.[0]}`)
+
+      // props: named nodes in the order given, each group under its node, `name: value`.
+      const named = await cli(['props', fileId, idOf('Panel 7'), idOf('Panels')])
+      assert.equal(named.code, 0, named.stderr)
+      assert.match(
+        named.stdout,
+        new RegExp(
+          `^${idOf('Panel 7')}  Panel 7\n  extras\n(    .+\n)+  Mesh\n(    .+\n)+${idOf('Panels')}  Panels\n  extras\n    level: 2\n$`,
+        ),
+      )
+      for (const line of [
+        'fireRating: REI30',
+        'width: 0.7',
+        'fire rating: EI 7',
+        'maker.name: Bolt Co',
+        'name: Panel 7 mesh',
+      ]) {
+        assert.match(named.stdout, new RegExp(`^    ${line}$`, 'm'))
+      }
+      const all = await cli(['props', fileId, '--json'])
+      assert.equal(all.code, 0, all.stderr)
+      const json = JSON.parse(all.stdout) as { nodeIdToProperties: Record<string, unknown>; units: unknown }
+      assert.equal(Object.keys(json.nodeIdToProperties).length, PANELS + 1)
+      assert.deepEqual(json.units, {})
+      const unknown = await cli(['props', fileId, 'not-a-node'])
+      assert.equal(unknown.code, 1)
+      assert.match(unknown.stderr, /UNKNOWN_NODE/)
+
+      // search: every condition holds; IDs with names on stdout, the count on stderr.
+      const rated = await cli(['search', fileId, 'extras.fireRating = rei60', 'extras.width >= 99.5'])
+      assert.equal(rated.code, 0, rated.stderr)
+      const wide = panels.filter((_, i) => i % 2 === 0 && i >= 995).map((p) => p.name)
+      assert.equal(rated.stdout, `${lines(sorted(wide)).join('\n')}\n`)
+      assert.equal(wide.length, 3)
+      assert.match(rated.stderr, /^3 nodes match$/m)
+      // Two pages of the server's 1000: every match printed, once.
+      const everyPanel = await cli(['search', fileId, 'name ~ panel'])
+      assert.equal(everyPanel.code, 0, everyPanel.stderr)
+      assert.equal(everyPanel.stdout, `${lines([...byName.values()].sort()).join('\n')}\n`)
+      assert.match(everyPanel.stderr, new RegExp(`^${PANELS + 1} nodes match$`, 'm'))
+      const makers = await cli(['search', fileId, 'extras.maker.name exists', '--json'])
+      assert.deepEqual(JSON.parse(makers.stdout), {
+        nodes: sorted(panels.map((p) => p.name)),
+        total: PANELS,
+      })
+      // A property holding a dot and one holding a space, bare and quoted; != and <; a number's =.
+      for (const [where, names] of [
+        [['extras.maker.name ~ bolt'], ['Panel 7']],
+        [['"extras"."fire rating" = "EI 7"'], ['Panel 7']],
+        [
+          ['extras.fire rating ~ EI 100', 'name != "Panel 1000"'],
+          ['Panel 100', 'Panel 1001'],
+        ],
+        [
+          ['extras.fireRating != REI60', 'extras.width < 0.4'],
+          ['Panel 1', 'Panel 3'],
+        ],
+        [['extras.width = 0.7'], ['Panel 7']],
+        [['Pset_WallCommon.IsExternal exists'], []],
+      ] as const) {
+        const run = await cli(['search', fileId, ...where, '--json'])
+        assert.equal(run.code, 0, `${where.join(' ')}: ${run.stderr}`)
+        assert.deepEqual(JSON.parse(run.stdout).nodes, sorted([...names]), where.join(' '))
+      }
+
+      // A bad expression is a usage error: exit 2, what is wrong, then the help; nothing is asked.
+      for (const [expression, why] of [
+        ['extras.width > wide', /> needs a number, found 'wide'/],
+        ['class = IfcDoor', /expected GROUP\.PROPERTY or name before the operator, found 'class'/],
+        ['extras.fireRating == REI60', /'==' is no operator/],
+        ['extras.fireRating', /expected an operator/],
+        ['name > 3', /the node name takes = != or ~/],
+      ] as const) {
+        const run = await cli(['search', fileId, expression])
+        assert.equal(run.code, 2, expression)
+        assert.match(
+          run.stderr,
+          new RegExp(`^tessera: bad expression '${expression.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}': `),
+        )
+        assert.match(run.stderr, why)
+        assert.match(run.stderr, /^Usage: tessera search FILE EXPR/m)
+      }
+      assert.equal((await cli(['search', fileId])).code, 2)
+    })
+
     test('listen --forward-to forwards an attribute write, signed with the printed secret', async () => {
       const { child, output, exited } = spawnCli(
         ['listen', '--events', 'attribute_updated', '--forward-to', `${receiver.url}/listen`],
@@ -389,6 +499,8 @@ for (const target of targets)
         'upload',
         'ls',
         'download',
+        'props',
+        'search',
         'listen',
         'trigger',
         'webhooks',
@@ -413,6 +525,73 @@ for (const target of targets)
       assert.doesNotMatch(elsewhere.stderr, /Usage:/, 'no help text for a missing login')
     })
   })
+
+describe('search expressions', () => {
+  test('each is one condition: properties split at the first dot, quoted names, typed values', () => {
+    const cases: Array<[string, unknown]> = [
+      [
+        'Pset_WallCommon.FireRating = REI60',
+        { group: 'Pset_WallCommon', name: 'FireRating', op: 'eq', value: 'REI60' },
+      ],
+      ['IFC.class = IfcDoor', { group: 'IFC', name: 'class', op: 'eq', value: 'IfcDoor' }],
+      [
+        'Qto_WallBaseQuantities.Length > 4.5',
+        { group: 'Qto_WallBaseQuantities', name: 'Length', op: 'gt', value: 4.5 },
+      ],
+      [
+        'Pset_WallCommon.FireRating ~ REI',
+        { group: 'Pset_WallCommon', name: 'FireRating', op: 'contains', value: 'REI' },
+      ],
+      ['a.b != 3', { group: 'a', name: 'b', op: 'ne', value: 3 }],
+      ['a.b<2', { group: 'a', name: 'b', op: 'lt', value: 2 }],
+      ['a.b <= -1e3', { group: 'a', name: 'b', op: 'lte', value: -1000 }],
+      ['a.b >= .5', { group: 'a', name: 'b', op: 'gte', value: 0.5 }],
+      ['Pset_WallCommon.IsExternal exists', { group: 'Pset_WallCommon', name: 'IsExternal', op: 'exists' }],
+      [
+        'Pset_WallCommon.IsExternal = true',
+        { group: 'Pset_WallCommon', name: 'IsExternal', op: 'eq', value: true },
+      ],
+      ['a.b != false', { group: 'a', name: 'b', op: 'ne', value: false }],
+      ['a.b = "60"', { group: 'a', name: 'b', op: 'eq', value: '60' }],
+      ['a.b ~ 0.50', { group: 'a', name: 'b', op: 'contains', value: '0.50' }],
+      ['a.b = 0x10', { group: 'a', name: 'b', op: 'eq', value: '0x10' }],
+      ['extras.maker.name = ACME Ltd', { group: 'extras', name: 'maker.name', op: 'eq', value: 'ACME Ltd' }],
+      ['Pset Name.Fire Rating exists', { group: 'Pset Name', name: 'Fire Rating', op: 'exists' }],
+      ['"Pset Name"."Prop name" = x', { group: 'Pset Name', name: 'Prop name', op: 'eq', value: 'x' }],
+      ['"Pset.A"."B = \\"q\\"" exists', { group: 'Pset.A', name: 'B = "q"', op: 'exists' }],
+      ['name ~ Door', { node: 'name', op: 'contains', value: 'Door' }],
+      ['  name!=1e3 ', { node: 'name', op: 'ne', value: '1e3' }],
+      ['name = "Panel 1"', { node: 'name', op: 'eq', value: 'Panel 1' }],
+      ['name.x = 1', { group: 'name', name: 'x', op: 'eq', value: 1 }],
+    ]
+    for (const [expression, condition] of cases)
+      assert.deepEqual(parseCondition(expression), condition, expression)
+  })
+
+  test('a bad one says what is wrong', () => {
+    for (const [expression, why] of [
+      ['IFC.class', /expected an operator/],
+      ['IFC.class == x', /'==' is no operator/],
+      ['class = x', /expected GROUP\.PROPERTY or name/],
+      ['name > 3', /the node name takes = != or ~/],
+      ['name exists', /the node name takes = != or ~/],
+      ['a.b < wide', /< needs a number, found 'wide'/],
+      ['a.b < "3"', /< needs a number/],
+      ['a.b =', /= needs a value/],
+      ['a.b exists 1', /expected an operator/],
+      ['"a.b = 1', /the quote of the group is not closed/],
+      ['a."b = 1', /the quote of the property is not closed/],
+      ['a.b = "x', /the quote of the value is not closed/],
+      ['a.b = "x" y', /text after the quoted value/],
+      ['.b = 1', /the group is empty/],
+      ['a. = 1', /the property name after "a\." is empty/],
+      ['a.b"c = 1', /quote the whole name/],
+      ['"a" = 1', /expected '\.' after the group "a"/],
+    ] as const) {
+      assert.throws(() => parseCondition(expression), why, expression)
+    }
+  })
+})
 
 describe('the SSE reader', () => {
   test('frames with ids, multi-line data, comments and CRLF, split anywhere', async () => {

@@ -1,5 +1,5 @@
-// Files: listing, records, uploads (with progress), downloads as streams, the scene tree, and
-// waiting for a conversion to finish.
+// Files: listing, records, uploads (with progress), downloads as streams, the scene tree, the
+// model's own properties and searches of them, and waiting for a conversion to finish.
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
 import type { ProgressCallback } from './multipart.ts'
@@ -9,7 +9,12 @@ import type {
   FileRevision,
   FileView,
   FolderPage,
+  PropertiesPage,
+  PropertyUnits,
   SceneNode,
+  SceneProperties,
+  SearchCondition,
+  SearchPage,
   SharedFileView,
   SharedPage,
   ShareRole,
@@ -196,6 +201,78 @@ export class Files {
   }
 
   /**
+   * The model's own properties (IFC property sets and quantities, glTF extras, …; read at conversion,
+   * read-only): `{nodeIdToProperties, units}`. With `nodes`: those nodes, each answered (`{}` when the
+   * model says nothing about it; 400 UNKNOWN_NODE for an ID outside the tree), asked 100 at a time
+   * (fewer when long IDs would make the URL long).
+   * Without: every node that has properties, all pages merged (propertiesPage() for one page).
+   */
+  async properties(fileId: string, nodes?: readonly string[]): Promise<SceneProperties> {
+    const merged: SceneProperties = { nodeIdToProperties: {}, units: {} }
+    if (nodes === undefined) {
+      let cursor: string | undefined
+      do {
+        const page = await this.propertiesPage(fileId, cursor === undefined ? {} : { cursor })
+        mergeProperties(merged, page)
+        cursor = page.nextCursor ?? undefined
+      } while (cursor !== undefined)
+      return merged
+    }
+    for (const node of nodeBatches([...new Set(nodes)])) {
+      const call = this.api.GET('/scene/properties', { params: { query: { file: fileId, node } } })
+      mergeProperties(merged, await unwrap(call))
+    }
+    return merged
+  }
+
+  /**
+   * One page of properties() without `nodes`: the nodes that have properties, in node ID order, at
+   * most `limit` (default and maximum 1,000); pass the answer's `nextCursor` as `cursor` for the next
+   * page (null on the last).
+   */
+  async propertiesPage(fileId: string, page: PageRequest = {}): Promise<PropertiesPage> {
+    const query = { file: fileId, ...pageQuery(page) }
+    const { success: _, ...rest } = await unwrap(this.api.GET('/scene/properties', { params: { query } }))
+    return rest
+  }
+
+  /**
+   * One page of the nodes for which every condition of `where` holds (1 to 16): their IDs in node ID
+   * order, at most `limit` (default 100, at most 1,000), `total` over every page, and `nextCursor`
+   * (null on the last page). searchAll() goes through every page.
+   */
+  async search(
+    fileId: string,
+    where: readonly SearchCondition[],
+    page: PageRequest = {},
+  ): Promise<SearchPage> {
+    const body = {
+      file: fileId,
+      where: [...where],
+      ...(page.limit !== undefined ? { limit: page.limit } : {}),
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    }
+    const { success: _, ...rest } = await unwrap(this.api.POST('/scene/search', { body }))
+    return rest
+  }
+
+  /**
+   * Every node ID search() finds, paged like list(): `for await` goes through every page, `page()`
+   * gives one (`{items, nextCursor}`), awaiting gives them all as an array. `limit` is the page size
+   * (default the server's maximum, 1,000).
+   */
+  searchAll(fileId: string, where: readonly SearchCondition[], options: ListOptions = {}): Paged<string> {
+    const limit = options.limit ?? SEARCH_PAGE_MAX
+    return new Paged(
+      async (request): Promise<Page<string>> => {
+        const page = await this.search(fileId, where, request)
+        return { items: page.nodes, nextCursor: page.nextCursor }
+      },
+      { limit },
+    )
+  }
+
+  /**
    * Resolves with the file once its conversion succeeded (`state: "ready"`); throws a TesseraError
    * `CONVERSION_FAILED` (with the server's reason as `detail`) when it failed, `TIMEOUT` after
    * `timeoutMs`, `ABORTED` when `signal` fires. Waits on the live event stream (the result
@@ -211,6 +288,52 @@ export class Files {
     }
     return waitByPolling(get, id, deadline, options.signal)
   }
+}
+
+/** The server's most node IDs per properties call (`node`, repeated) and per search page. */
+const NODES_PER_PROPERTIES_CALL = 100
+const SEARCH_PAGE_MAX = 1000
+/** Characters of `node=` parameters per call: well under the 16 KiB Node allows a request's head. */
+const NODE_QUERY_BUDGET = 8000
+
+/** The named nodes in calls of at most 100, and fewer when their IDs are long (up to 512 characters). */
+function nodeBatches(nodes: string[]): string[][] {
+  const batches: string[][] = []
+  let batch: string[] = []
+  let size = 0
+  for (const node of nodes) {
+    const length = encodeURIComponent(node).length + '&node='.length
+    if (
+      batch.length === NODES_PER_PROPERTIES_CALL ||
+      (batch.length > 0 && size + length > NODE_QUERY_BUDGET)
+    ) {
+      batches.push(batch)
+      batch = []
+      size = 0
+    }
+    batch.push(node)
+    size += length
+  }
+  if (batch.length > 0) batches.push(batch)
+  return batches
+}
+
+/**
+ * Adds a page's nodes and units to `into`. Keys are set as own properties: a group or property
+ * named `__proto__` (a model's names are the model's) stays a name, never the prototype.
+ */
+function mergeProperties(into: SceneProperties, page: SceneProperties): void {
+  for (const [node, groups] of Object.entries(page.nodeIdToProperties))
+    setOwn(into.nodeIdToProperties, node, groups)
+  for (const [group, names] of Object.entries(page.units)) {
+    const known = Object.hasOwn(into.units, group) ? into.units[group] : undefined
+    if (!known) setOwn<PropertyUnits[string]>(into.units, group, { ...names })
+    else for (const [name, unit] of Object.entries(names)) setOwn(known, name, unit)
+  }
+}
+
+function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 /** The body, reporting the bytes that went through it. */

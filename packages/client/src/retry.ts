@@ -1,9 +1,10 @@
 // Retries (docs/sdk.md, "Retries and idempotency"): a call that failed on the way (connection
 // refused or reset, socket hang-up, no answer within `timeoutMs`) or answered 429 or 503 is sent
 // again, after Retry-After or a jittered exponential back-off, at most `retries` times. Only calls
-// that are safe to repeat: GET, HEAD, PUT, DELETE, and a POST that carries an Idempotency-Key. The
-// SDK gives every create call a fresh key, kept across that call's own retries, so a create whose
-// answer was lost is answered by the server from its first run instead of making a second record.
+// that are safe to repeat: GET, HEAD, PUT, DELETE, a read sent with POST (a search), and a POST
+// that carries an Idempotency-Key. The SDK gives every create call a fresh key, kept across that
+// call's own retries, so a create whose answer was lost is answered by the server from its first
+// run instead of making a second record.
 
 export interface RetryOptions {
   /** Attempts after the first, for calls safe to repeat; 0 disables retries. Default 2. */
@@ -53,9 +54,13 @@ export function isCreate(method: string, url: string): boolean {
   return CREATES.some(([m, pattern]) => m === method && pattern.test(path))
 }
 
+/** Reads sent with POST (their question is a body): nothing is written, so they repeat safely. */
+const POSTED_READS: ReadonlyArray<RegExp> = [/\/scene\/search$/]
+
 /** May this request be sent again without risk of doing its work twice? */
-export function repeatable(method: string, headers: Headers): boolean {
+export function repeatable(method: string, headers: Headers, url: string): boolean {
   if (['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(method)) return true
+  if (method === 'POST' && POSTED_READS.some((pattern) => pattern.test(new URL(url).pathname))) return true
   return headers.has(IDEMPOTENCY_HEADER)
 }
 

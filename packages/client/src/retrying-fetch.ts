@@ -22,7 +22,11 @@ export function retryingFetch(inner: typeof globalThis.fetch, policy: RetryPolic
     if (isCreate(request.method, request.url) && !request.headers.has(IDEMPOTENCY_HEADER)) {
       request.headers.set(IDEMPOTENCY_HEADER, newIdempotencyKey())
     }
-    if (policy.retries === 0 || !repeatable(request.method, request.headers) || !replayableBody(request)) {
+    if (
+      policy.retries === 0 ||
+      !repeatable(request.method, request.headers, request.url) ||
+      !replayableBody(request)
+    ) {
       return inner(request, init)
     }
     const body = request.body === null ? undefined : await request.arrayBuffer()

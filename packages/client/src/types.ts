@@ -50,3 +50,20 @@ export type FavouritesPage = Omit<Answer<'/file/dir/favourites/', 'get'>, 'succe
 export type SharedPage = Omit<Answer<'/file/dir/shared/', 'get'>, 'success'>
 /** One account as administrators see it (GET /admin/accounts). */
 export type AdminAccount = Answer<'/admin/accounts', 'get'>['accounts'][number]
+/** One page of `GET /scene/properties`: node ID → group → property name → value, the units, `nextCursor`. */
+export type PropertiesPage = Omit<Answer<'/scene/properties', 'get'>, 'success'>
+/** The model's own properties of nodes (read at conversion): node ID → group → property name → value. */
+export type NodeProperties = PropertiesPage['nodeIdToProperties']
+/** A property's value: text, number or boolean. */
+export type PropertyValue = NodeProperties[string][string][string]
+/** group → property name → unit (`m`, `m²`, `kg`, …) of the values that have one. */
+export type PropertyUnits = PropertiesPage['units']
+/** Properties of several nodes with their units, every page (or every named node) merged. */
+export type SceneProperties = Omit<PropertiesPage, 'nextCursor'>
+/**
+ * One condition of a search: `{group, name, op, value?}` on a property (`op`: eq, ne, contains, lt,
+ * lte, gt, gte, exists), or `{node: 'name', op, value}` on the node's name (`op`: eq, ne, contains).
+ */
+export type SearchCondition = JsonBody<'/scene/search', 'post'>['where'][number]
+/** One page of a search: the matching node IDs (in node ID order), `total` over every page, `nextCursor`. */
+export type SearchPage = Omit<Answer<'/scene/search', 'post'>, 'success'>

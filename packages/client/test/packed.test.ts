@@ -117,6 +117,7 @@ test('a strict TypeScript project: tsc without skipLibCheck (no Node types for t
     listed: ['/typed/typed.stl'],
     missing: 'NOT_FOUND',
     verified: 'file',
+    searched: '= 0',
     sameBytes: true,
   })
 })

@@ -721,6 +721,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scene/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The model's own properties of nodes of a file's scene tree
+         * @description What the model file says about each node (IFC property sets, quantities, materials, classification; glTF extras; mesh and material names), read at conversion; read-only. With `node` (repeatable, at most 100): those nodes, each answered (`{}` without properties; 400 UNKNOWN_NODE for a node outside the tree). Without it: the nodes that have properties, in node ID order, at most `limit` per page and ending at the first node past TESSERA_SCENE_PAGE_MAX_BYTES. `units` names the unit of the values that have one.
+         */
+        get: operations["getSceneProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scene/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find a file's nodes by their properties or names
+         * @description Every condition must hold. A property condition names its `group` and `name`; `{"node": "name", …}` tests the node's name. Text compares without regard to case and sees the first 256 characters of a value; `lt`/`lte`/`gt`/`gte` compare numbers (400 VALIDATION_FAILED for a text value), `exists` takes no value, `ne` holds for nodes that have the property with another value. Answers node IDs in node ID order, a page at a time.
+         */
+        post: operations["searchScene"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/annotation/create/": {
         parameters: {
             query?: never;
@@ -7103,6 +7143,309 @@ export interface operations {
             };
             /** @description Not Found: a problem document with `code` `NOT_FOUND`, `ROUTE_NOT_FOUND`, `LINK_NOT_FOUND` */
             404: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSceneProperties: {
+        parameters: {
+            query: {
+                /** @description file ID */
+                file: string;
+                /** @description node ID; repeat for several (at most 100); without it, every node, paged */
+                node?: string | string[];
+                /** @description nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000) */
+                limit?: string;
+                /** @description nextCursor of the previous page (opaque; one this API did not answer is 400 INVALID_CURSOR) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "nodeIdToProperties": {
+                     *         "5b2c0e7d9a1f3e44": {
+                     *           "IFC": {
+                     *             "class": "IfcWall",
+                     *             "GlobalId": "3vB2YO$MX4xv5uCqZZG05x",
+                     *             "Name": "Wall 1"
+                     *           },
+                     *           "Pset_WallCommon": {
+                     *             "FireRating": "REI60",
+                     *             "IsExternal": true
+                     *           },
+                     *           "Qto_WallBaseQuantities": {
+                     *             "Length": 5
+                     *           }
+                     *         }
+                     *       },
+                     *       "units": {
+                     *         "Qto_WallBaseQuantities": {
+                     *           "Length": "m"
+                     *         }
+                     *       },
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description node ID → group (`IFC`, a property or quantity set such as `Pset_WallCommon`, `Materials`, `Classification`, `extras`, `Mesh`, `STEP`) → property name → value
+                         * @example {
+                         *       "5b2c0e7d9a1f3e44": {
+                         *         "IFC": {
+                         *           "class": "IfcWall",
+                         *           "GlobalId": "3vB2YO$MX4xv5uCqZZG05x",
+                         *           "Name": "Wall 1"
+                         *         },
+                         *         "Pset_WallCommon": {
+                         *           "FireRating": "REI60",
+                         *           "IsExternal": true
+                         *         },
+                         *         "Qto_WallBaseQuantities": {
+                         *           "Length": 5
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        nodeIdToProperties: {
+                            [key: string]: {
+                                [key: string]: {
+                                    [key: string]: string | number | boolean;
+                                };
+                            };
+                        };
+                        /**
+                         * @description group → property name → unit (`m`, `m²`, `m³`, `kg`, `s`, `rad`, `°`, …) of the values in this answer that have one; lengths, areas, volumes and masses are converted to SI units
+                         * @example {
+                         *       "Qto_WallBaseQuantities": {
+                         *         "Length": "m"
+                         *       }
+                         *     }
+                         */
+                        units: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
+                        /** @description pass as `cursor` for the next page; null on the last page and when nodes are named */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchScene: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "65f1c0a4b2e8d93a17c4e021",
+                 *       "where": [
+                 *         {
+                 *           "group": "IFC",
+                 *           "name": "class",
+                 *           "op": "eq",
+                 *           "value": "IfcWall"
+                 *         },
+                 *         {
+                 *           "group": "Pset_WallCommon",
+                 *           "name": "FireRating",
+                 *           "op": "eq",
+                 *           "value": "REI60"
+                 *         }
+                 *       ],
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": {
+                    /** @description file ID */
+                    file: string;
+                    /** @description conditions that must all hold */
+                    where: ({
+                        /** @description property group, e.g. `Pset_WallCommon` */
+                        group: string;
+                        /** @description property name, e.g. `FireRating` */
+                        name: string;
+                        /** @description `eq`/`ne`: equal or not, text compared without regard to case; `contains`: text holds `value` (without regard to case); `lt`/`lte`/`gt`/`gte`: numbers; `exists`: the property is there (no value) */
+                        op: "eq" | "ne" | "contains" | "lt" | "lte" | "gt" | "gte" | "exists";
+                        /** @description what to compare with; a number for lt/lte/gt/gte; left out for exists */
+                        value?: string | number | boolean;
+                    } | {
+                        /**
+                         * @description the node's name in the scene tree
+                         * @enum {string}
+                         */
+                        node: "name";
+                        op: "eq" | "ne" | "contains";
+                        value: string;
+                    })[];
+                    /** @description node IDs per page (default 100) */
+                    limit?: number;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "nodes": [
+                     *         "text"
+                     *       ],
+                     *       "total": 0,
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description IDs of the matching nodes, in node ID order */
+                        nodes: string[];
+                        /** @description how many nodes match, over every page */
+                        total: number;
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;

@@ -1,7 +1,7 @@
 // The browser-safe part of a strict TypeScript consumer: only @tessera/client and
 // @tessera/client/webhooks, compiled with `types: []` (no Node types) and no skipLibCheck
 // (tsconfig.json here; test/packed.test.ts runs the workspace's tsc on it in a fresh project).
-import { type FileView, Tessera, TesseraError } from '@tessera/client'
+import { type FileView, type SearchCondition, Tessera, TesseraError } from '@tessera/client'
 import { verifyWebhook, type WebhookEventName } from '@tessera/client/webhooks'
 
 /** Exhaustive over the file states: compiles only while `state` is their union, not `string`. */
@@ -48,11 +48,39 @@ export function subject(event: WebhookEventName): 'file' | 'attribute' | 'annota
   }
 }
 
+/** Exhaustive over the search operators, likewise: `op` is their union. */
+function symbolOf(condition: SearchCondition): string {
+  switch (condition.op) {
+    case 'eq':
+      return '='
+    case 'ne':
+      return '!='
+    case 'contains':
+      return '~'
+    case 'lt':
+      return '<'
+    case 'lte':
+      return '<='
+    case 'gt':
+      return '>'
+    case 'gte':
+      return '>='
+    case 'exists':
+      return 'exists'
+    default: {
+      const unknown: never = condition
+      return unknown
+    }
+  }
+}
+
 export interface Outcome {
   state: string
   listed: string[]
   missing: string
   verified: ReturnType<typeof subject>
+  /** A search of the model's properties: the operator, and how many nodes matched. */
+  searched: string
 }
 
 /** A delivery signed the way Tessera signs one (Standard Webhooks: HMAC-SHA256, base64). */
@@ -103,7 +131,16 @@ export async function uploadBlob(
   )
   const secret = 'typed-consumer-secret'
   const envelope = await verifyWebhook({ ...(await signedDelivery(secret, file._id)), secret })
-  return { outcome: { state: describeState(file), listed, missing, verified: subject(envelope.event) }, file }
+  const walls: SearchCondition = { group: 'IFC', name: 'class', op: 'eq', value: 'IfcWall' }
+  const { total } = await tessera.files.search(file._id, [walls])
+  const outcome = {
+    state: describeState(file),
+    listed,
+    missing,
+    verified: subject(envelope.event),
+    searched: `${symbolOf(walls)} ${total}`,
+  }
+  return { outcome, file }
 }
 
 export { Tessera }

@@ -1,5 +1,6 @@
-// The model's scene tree and attributes, annotations and saved views (configurations), through the
-// SDK (tessera.files.sceneTree, tessera.attributes, .annotations, .configurations).
+// The model's scene tree, its own properties and their search, attributes, annotations and saved
+// views (configurations), through the SDK (tessera.files.sceneTree, .properties, .search,
+// tessera.attributes, .annotations, .configurations).
 import type { Connection } from './connection.ts'
 import type {
   Annotation,
@@ -8,6 +9,9 @@ import type {
   Configuration,
   ConfigurationFields,
   SceneNode,
+  SceneProperties,
+  SearchCondition,
+  SearchPage,
 } from './types.ts'
 
 export class Scene {
@@ -24,6 +28,26 @@ export class Scene {
   /** Every node's attributes, following `nextCursor` pages. */
   attributes(file: string): Promise<Record<string, Attributes>> {
     return this.#connection.reader.attributes.all(file)
+  }
+
+  /** The model's own (read-only) properties of these nodes, with their units; a link's guest too. */
+  properties(file: string, nodes: readonly string[]): Promise<SceneProperties> {
+    return this.#connection.reader.files.properties(file, nodes)
+  }
+
+  /** The first `limit` nodes that have properties (the names a search can offer). */
+  async somePropertyNames(file: string, limit: number): Promise<SceneProperties> {
+    const { nodeIdToProperties, units } = await this.#connection.reader.files.propertiesPage(file, { limit })
+    return { nodeIdToProperties, units }
+  }
+
+  /** One page of the nodes every condition holds for (`limit` at most 1,000), with `total` and `nextCursor`. */
+  search(
+    file: string,
+    where: readonly SearchCondition[],
+    page: { limit: number; cursor?: string },
+  ): Promise<SearchPage> {
+    return this.#connection.reader.files.search(file, where, page)
   }
 
   /** Merge per attribute: a `null` value removes that attribute. */

@@ -20,7 +20,12 @@ export type {
   DeliveryStatus,
   DiscussionState,
   FileRevision,
+  PropertyUnits,
+  PropertyValue,
   SceneNode,
+  SceneProperties,
+  SearchCondition,
+  SearchPage,
 } from '@tessera/client'
 
 /**

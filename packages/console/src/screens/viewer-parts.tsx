@@ -8,6 +8,9 @@ import { formatBytes } from '../util.ts'
 import type { FileAccess } from './access.ts'
 import { AnnotationsPanel, type Draft } from './annotations.tsx'
 import { AttributesPanel } from './attributes.tsx'
+import { ModelProperties } from './properties.tsx'
+import { PropertyTools } from './property-search.tsx'
+import type { PropertySearch } from './property-search-state.ts'
 import { SceneTree } from './tree.tsx'
 import { type TreeSearch, TreeSearchBox } from './tree-search.tsx'
 import { ViewsPanel, type ViewsPanelProps } from './views.tsx'
@@ -178,8 +181,8 @@ function PanelTabs(props: { tab: Tab; annotations: number; views: number; onTab:
 }
 
 /**
- * The parts tab: the search box, the scene tree, and under it the selected node's attributes (one
- * selected) or how many are selected (several).
+ * The parts tab: the search box and Find by property, the scene tree, and under it the selected
+ * node's model properties and attributes (one selected) or how many are selected (several).
  */
 export function PartsTab(props: {
   file: string
@@ -190,12 +193,15 @@ export function PartsTab(props: {
   single: SceneNode | null
   /** The search over the tree (held by the screen: it outlasts a switch of tabs). */
   search: TreeSearch
+  /** Find by property (held by the screen too). */
+  properties: PropertySearch
   hidden: Set<string>
   attributes: Record<string, Attributes>
   access: FileAccess
   onSelection: (ids: readonly string[]) => void
   onHidden: (next: Set<string>) => void
   onIsolate: (ids: string[]) => void
+  onShowAll: () => void
   onSaved: (nodeId: string, attributes: Attributes) => void
 }) {
   const { single: selected, hidden, search } = props
@@ -219,6 +225,15 @@ export function PartsTab(props: {
       {props.tree.length > 0 && (
         <TreeSearchBox search={search} onSelectAll={props.onSelection} onIsolate={props.onIsolate} />
       )}
+      {props.tree.length > 0 && (
+        <PropertyTools
+          search={props.properties}
+          hidden={hidden.size}
+          onSelect={props.onSelection}
+          onIsolate={props.onIsolate}
+          onShowAll={props.onShowAll}
+        />
+      )}
       <SceneTree
         key={props.tree.length}
         tree={props.tree}
@@ -234,6 +249,7 @@ export function PartsTab(props: {
           {props.selected.length.toLocaleString('en')} parts selected
         </p>
       )}
+      {selected && <ModelProperties file={props.file} nodeId={selected.id} onRead={props.properties.learn} />}
       {selected && (
         <AttributesPanel
           file={props.file}

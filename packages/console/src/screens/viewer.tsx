@@ -12,6 +12,7 @@ import { accessOf } from './access.ts'
 import { cameraOf, type Draft, pointOf } from './annotations.tsx'
 import { type LiveView, useLiveSession } from './live-session.ts'
 import { PresenceStrip } from './presence.tsx'
+import { usePropertySearch } from './property-search-state.ts'
 import { useSelection } from './selection-state.ts'
 import { ViewCube } from './tools/view-cube.tsx'
 import { hiddenExcept, indexTree } from './tree-index.ts'
@@ -165,7 +166,7 @@ function partsOf(
   file: string,
   model: ReturnType<typeof useModel>,
   state: ViewerState,
-  search: ReturnType<typeof useTreeSearch>,
+  search: { tree: ReturnType<typeof useTreeSearch>; properties: ReturnType<typeof usePropertySearch> },
   access: ReturnType<typeof accessOf>,
 ): Parameters<typeof ViewerPanel>[0]['parts'] {
   const { selected } = state
@@ -175,13 +176,15 @@ function partsOf(
     treeStatus: model.loading.phase === 'ready' ? model.treeStatus : 'loading',
     selected,
     single: selected.length === 1 ? findNode(model.tree, selected[0] as string) : null,
-    search,
+    search: search.tree,
+    properties: search.properties,
     hidden: state.hidden,
     attributes: model.attributes,
     access,
     onSelection: state.setSelection,
     onHidden: state.applyHidden,
     onIsolate: state.isolate,
+    onShowAll: () => state.applyHidden(new Set()),
     onSaved: (nodeId, a) => model.setAttributes((all) => ({ ...all, [nodeId]: a })),
   }
 }
@@ -197,6 +200,7 @@ export function ViewerScreen(props: { id: string; guest?: boolean }) {
   const [draft, setDraft] = useState<Draft | null>(null)
   const state = useViewerState(engine, model.tree, model.loading.phase)
   const search = useTreeSearch(state.index)
+  const properties = usePropertySearch(props.id, engine)
   const live = useViewerLive(props, engine, model, state, {
     annotation: reloadAnnotations,
     configuration: reloadViews,
@@ -234,7 +238,7 @@ export function ViewerScreen(props: { id: string; guest?: boolean }) {
           tab={state.tab}
           onTab={state.setTab}
           access={access}
-          parts={partsOf(props.id, model, state, search, access)}
+          parts={partsOf(props.id, model, state, { tree: search, properties }, access)}
           annotations={{
             annotations,
             active: state.active,

@@ -1,7 +1,7 @@
 // The selection highlight: the part keeps its own colour (a red wall stays red) and gets an
 // outline of its edges in the accent colour, drawn twice: solid where the edge is in front, faint
 // where other parts hide it, so a selected part can be found inside an assembly. Its surfaces get
-// a slight lift of their own colour as emissive (lighter, same hue).
+// a slight lift of their own colour added to their emissive (lighter, same hue).
 import * as THREE from 'three'
 import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js'
 import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js'
@@ -108,8 +108,10 @@ export class SelectionHighlight {
     const lit = material as Partial<THREE.MeshStandardMaterial>
     if (!(lit.emissive instanceof THREE.Color) || !(lit.color instanceof THREE.Color)) return
     if (this.saved.has(material)) return
-    this.saved.set(material, { emissive: lit.emissive.clone(), intensity: lit.emissiveIntensity ?? 1 })
-    lit.emissive.copy(lit.color).multiplyScalar(LIFT)
+    const intensity = lit.emissiveIntensity ?? 1
+    this.saved.set(material, { emissive: lit.emissive.clone(), intensity })
+    // Added to the part's own glow (none for most parts; a part coloured by value has some).
+    lit.emissive.multiplyScalar(intensity).add(lit.color.clone().multiplyScalar(LIFT))
     lit.emissiveIntensity = 1
   }
 

@@ -1,5 +1,5 @@
 // What tests and the browser benchmark (bench/viewer.ts) read from the page, on the canvas: every
-// tool's state (`tesseraSnapshot()`, `tesseraApply()`), a pick timed inside the page
+// tool's state (`tesseraSnapshot()`, with the parts hidden and coloured; `tesseraApply()`), a pick timed inside the page
 // (performance.now() around the engine's own pick, BVH or the plain three.js raycast), the bounds
 // trees' build (and what it would cost in the main thread), and the draw-call figures.
 import * as THREE from 'three'
@@ -59,6 +59,17 @@ function timeTreeInThread(context: ViewerContext): number {
 interface EngineState {
   snapshot(): Record<string, unknown>
   apply(view: Partial<ViewSettings>): void
+  /** The parts coloured by value (part-colours.ts). */
+  selection: { colours: { snapshot(): Record<string, string> } }
+}
+
+/**
+ * The engine's snapshot, plus what no saved view holds: the nodes hidden now (setHidden) and
+ * coloured now (node → colour drawn).
+ */
+function fullSnapshot(context: ViewerContext, engine: EngineState): Record<string, unknown> {
+  const hidden = [...context.nodes()].filter(([, o]) => !o.visible).map(([id]) => id)
+  return { ...engine.snapshot(), visibility: { hidden }, colours: engine.selection.colours.snapshot() }
 }
 
 export function exposeProbes(
@@ -76,7 +87,7 @@ export function exposeProbes(
     return { nodeId: hit ? nodeIdOf(hit.object) : null, distance: hit?.distance ?? null, ms }
   }
   Object.assign(canvas, {
-    tesseraSnapshot: () => engine.snapshot(),
+    tesseraSnapshot: () => fullSnapshot(context, engine),
     tesseraApply: (view: Partial<ViewSettings>) => engine.apply(view),
     // Each material's id and its number of clipping planes (section tests).
     tesseraMaterials: () =>

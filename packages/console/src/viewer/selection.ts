@@ -1,8 +1,11 @@
 // The engine's selection: a set of scene-tree ids, outlined together (highlight.ts), read back for
-// snapshot(), and chosen by click (Ctrl/Cmd toggles, Shift adds) or by a box (box-select.ts).
+// snapshot(), and chosen by click (Ctrl/Cmd toggles, Shift adds) or by a box (box-select.ts). Beside
+// it, the parts coloured by value (part-colours.ts, `selection.colours`): both mark parts on their
+// materials, and the selection's lift goes on top of a part's colour.
 import type * as THREE from 'three'
 import { BoxSelect } from './box-select.ts'
 import { SelectionHighlight } from './highlight.ts'
+import { PartColours } from './part-colours.ts'
 import type { ViewerContext } from './tools/tool.ts'
 
 /** What a click does to the selection: replace it, toggle the part (Ctrl/Cmd), or add it (Shift). */
@@ -42,11 +45,14 @@ export class EngineSelection {
   private current: string[] = []
   private currentMeshes: ReadonlySet<THREE.Mesh> = new Set()
   readonly box: BoxSelect
+  /** Parts drawn in colours of their own: `colours.set(map)` (node ID → `#rrggbb`; null: none). */
+  readonly colours: PartColours
   /** The keys of the last click on the canvas: what the engine's pick (onPick) does to the selection. */
   clickMode: SelectMode = 'only'
 
   constructor(private readonly context: ViewerContext) {
     this.box = new BoxSelect(context)
+    this.colours = new PartColours(context)
     // Capture: read before the engine's own pointerup reports the pick.
     context.canvas.addEventListener('pointerup', this.keys, { capture: true })
   }
@@ -109,6 +115,7 @@ export class EngineSelection {
   dispose(): void {
     this.context.canvas.removeEventListener('pointerup', this.keys, { capture: true })
     this.box.dispose()
+    this.colours.clear()
     this.highlight.dispose()
   }
 }

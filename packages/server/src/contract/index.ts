@@ -32,4 +32,9 @@ export { FileRecord, type FileState, ShareRole } from './file-record.ts'
 export { ID_PATTERN } from './ids.ts'
 export { openApiWebhooks } from './openapi-webhooks.ts'
 export { CursorParam, LimitParam, NextCursor, NextCursorUnlessUnpaged } from './paging.ts'
+export {
+  NodeIdToProperties,
+  PropertyUnits,
+  SearchCondition,
+} from './properties.ts'
 export { type SampleContext, sampleData } from './samples.ts'

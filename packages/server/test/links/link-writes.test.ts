@@ -1,6 +1,7 @@
 // Every operation of openapi.json called with a link session, every dialect: each write answers 403
 // (never 2xx, never 500), the reads a link opts into answer 2xx for its file (converted, so the GLB,
-// thumbnail and scene tree exist) and 404 for another file, every other read 401/403/404. The
+// thumbnail and scene tree exist) and 404 for another file, every other read 401/403/404 (a search
+// is a read sent with POST: its conditions are a body). The
 // operations that need no credentials at all (health, readiness, metrics, keys) are left out: they
 // answer everyone alike. A new operation is covered without editing this file: it refuses guests
 // unless its route opts in (modules/sessions/authenticate.ts), and then it must be listed here.
@@ -31,6 +32,8 @@ const GUEST_READS = new Set([
   'downloadOptimizedFile',
   'getSceneTree',
   'getSceneAttributes',
+  'getSceneProperties',
+  'searchScene',
   'listAnnotations',
   'listConfigurations',
   'listConfigurationThumbnails',
@@ -39,10 +42,20 @@ const GUEST_READS = new Set([
   'renewLinkSession',
 ])
 
+function bodyOf(operationId: string, fileId: string): string {
+  const body = POSTED_READS[operationId]
+  return body ? JSON.stringify(body(fileId)) : '{}'
+}
+
 function operations() {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase() as Method, op })),
   )
+}
+
+/** Reads made with POST (a search's conditions are a body): their body about a file. */
+const POSTED_READS: Record<string, (fileId: string) => unknown> = {
+  searchScene: (file) => ({ file, where: [{ node: 'name', op: 'contains', value: 'a' }] }),
 }
 
 /** An annotation on each file (open to everyone), for the operations that take `annotation`. */
@@ -125,11 +138,12 @@ for (const dialect of dialects()) {
             method,
             url: urlOf(path, op, fileId),
             headers: { ...guest, 'content-type': 'application/json' },
-            ...(method === 'GET' || method === 'DELETE' ? {} : { payload: '{}' }),
+            ...(method === 'GET' || method === 'DELETE' ? {} : { payload: bodyOf(op.operationId, fileId) }),
           })
           const what = `${method} ${path} (${op.operationId}, ${fileId === linked ? 'linked' : 'other'} file): ${res.statusCode} ${res.body.slice(0, 200)}`
           assert.ok(res.statusCode < 500, what)
-          if (method !== 'GET') {
+          const read = method === 'GET' || op.operationId in POSTED_READS
+          if (!read) {
             assert.equal(res.statusCode, 403, what)
             assert.equal(res.json().code, 'LINK_READ_ONLY', what)
           } else if (!GUEST_READS.has(op.operationId)) {
@@ -137,6 +151,7 @@ for (const dialect of dialects()) {
           } else if (
             fileId === linked ||
             (!path.includes('{id}') &&
+              !(op.operationId in POSTED_READS) &&
               !(op.parameters ?? []).some((p) => ['file', 'annotation'].includes(p.name)))
           ) {
             assert.ok(res.statusCode >= 200 && res.statusCode < 300, what)

@@ -3,8 +3,12 @@
 // process keeps importers (large wasm modules, native image codecs) off the API's event loop and
 // lets the parent enforce the time budget and the memory limit (our resident set, sampled by
 // memory-watch.ts) with SIGKILL; a crash here costs one attempt, never the server.
+import { once } from 'node:events'
+import { createWriteStream } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
+import { finished } from 'node:stream/promises'
 import { convertModel } from './pipeline/convert.ts'
+import type { PropertyEntry } from './pipeline/node-properties.ts'
 import { ConversionError } from './pipeline/types.ts'
 import type { ChildMessage, ChildRequest } from './protocol.ts'
 import { renderThumbnail } from './thumbnail.ts'
@@ -34,15 +38,30 @@ async function run(request: ChildRequest): Promise<ChildMessage> {
       progress(percent * PIPELINE_SHARE),
     )
     await writeFile(request.outputPath, result.glb, { mode: 0o600 })
+    await writePropertyLines(request.propertiesPath, result.properties)
     progress(92)
     const thumbnailError = await writeThumbnail(result.glb, request.thumbnailPath)
     progress(99)
     const maxRssKb = process.resourceUsage().maxRSS
-    return { type: 'converted', tree: result.tree, stats: result.stats, thumbnailError, maxRssKb }
+    const { tree, stats, propertiesTruncated } = result
+    return { type: 'converted', tree, stats, propertiesTruncated, thumbnailError, maxRssKb }
   } catch (error) {
     if (error instanceof ConversionError) return { type: 'rejected', reason: error.message }
     return { type: 'failed', detail: error instanceof Error ? (error.stack ?? error.message) : String(error) }
   }
+}
+
+/**
+ * One JSON line per node with properties, `{nodeId, groups, units}`: the worker streams them into
+ * the database, so a model of 50,000 described parts never crosses the IPC channel as one message.
+ */
+async function writePropertyLines(path: string, entries: readonly PropertyEntry[]): Promise<void> {
+  const out = createWriteStream(path, { mode: 0o600 })
+  for (const entry of entries) {
+    if (!out.write(`${JSON.stringify(entry)}\n`)) await once(out, 'drain')
+  }
+  out.end()
+  await finished(out)
 }
 
 /** A thumbnail failure is a bug for the worker's log, not a failed conversion: answers its detail. */

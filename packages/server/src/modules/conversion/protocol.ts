@@ -8,6 +8,8 @@ export interface ChildRequest {
   outputPath: string
   /** Where the PNG thumbnail goes (written after the GLB). */
   thumbnailPath: string
+  /** Where the nodes' properties go, one JSON line per node (pipeline/node-properties.ts). */
+  propertiesPath: string
 }
 
 export type ChildMessage =
@@ -16,6 +18,7 @@ export type ChildMessage =
       type: 'converted'
       tree: TreeNode[]
       stats: ConversionResult['stats']
+      propertiesTruncated: string[]
       /** Why no thumbnail could be made (a bug: logged, the conversion still counts); null when made. */
       thumbnailError: string | null
       /** Peak resident memory of the child, in KiB (process.resourceUsage().maxRSS). */

@@ -21,6 +21,10 @@ export type RunOutcome =
       thumbnailPath: string | null
       thumbnailError: string | null
       tree: TreeNode[]
+      /** The nodes' properties, one JSON line per node (pipeline/node-properties.ts). */
+      propertiesPath: string
+      /** What the property bounds cut (for the job's log); empty when nothing. */
+      propertiesTruncated: string[]
       triangles: number
       /** Peak resident memory of the conversion process, KiB. */
       maxRssKb: number
@@ -87,6 +91,7 @@ export class ConversionRun {
       name: fileName,
       outputPath: join(this.#dir, 'output.glb'),
       thumbnailPath: join(this.#dir, 'thumbnail.png'),
+      propertiesPath: join(this.#dir, 'properties.ndjson'),
     }
     await pipeline(await blobs.get(blobKey), createWriteStream(request.inputPath, { mode: 0o600 }))
     if (this.#aborted) return { kind: 'aborted' }
@@ -127,6 +132,8 @@ export class ConversionRun {
             thumbnailPath: message.thumbnailError === null ? request.thumbnailPath : null,
             thumbnailError: message.thumbnailError,
             tree: message.tree,
+            propertiesPath: request.propertiesPath,
+            propertiesTruncated: message.propertiesTruncated,
             triangles: message.stats.triangles,
             maxRssKb: message.maxRssKb,
           }

@@ -3,6 +3,7 @@
 // transaction does not commit — so a file never reads `ready` without its asset and scene tree, and
 // no `file_optimized` goes out for a result that was not stored.
 import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
 import type { EventName } from '../../contract/index.ts'
 import { emitEvent } from '../../events/index.ts'
 import type { AppContext } from '../../platform/context.ts'
@@ -23,7 +24,15 @@ import {
   recordOf,
   reportProgress,
 } from '../files/index.ts'
-import { replaceSceneTree } from '../scene/index.ts'
+import {
+  type GenerationRange,
+  type NodePropertiesInput,
+  propertyGeneration,
+  pruneSceneProperties,
+  publishSceneProperties,
+  replaceSceneTree,
+  stageSceneProperties,
+} from '../scene/index.ts'
 import type { RunOutcome } from './runner.ts'
 
 /** Attempts of one job: the first run and at most 3 retries after crashes. */
@@ -54,6 +63,8 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
   for (;;) {
     const now = Date.now()
     let discard: string[] = []
+    // Set inside the transaction's callback, which TypeScript cannot see run: hence the wide type.
+    let unpublished = null as { fileId: string; range: GenerationRange } | null
     const step = await db.kysely.transaction().execute(async (tx): Promise<ClaimedJob | 'again' | null> => {
       // Two workers after the same job queue on its file's lock; the second finds it taken.
       const claim = { kind: 'convert' as const, now, accountLimit: ctx.config.conversionAccountConcurrency }
@@ -71,6 +82,7 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
         const reason = crashedReason(job.attempts)
         await fail(ctx, tx, { jobId: job.id, fileId: file.id, ownerId: file.owner_id }, reason, now)
         discard = derivedKeys(file)
+        unpublished = { fileId: file.id, range: runsUpTo(file.revision, job.attempts) }
         return 'again'
       }
       const leaseUntil = now + leaseMs(ctx.config.conversionTimeoutMs)
@@ -87,6 +99,7 @@ export async function claimNext(ctx: Ctx, workerId: string): Promise<ClaimedJob 
       }
     })
     for (const key of discard) await discardBlob(ctx, key)
+    if (unpublished) await dropProperties(ctx, unpublished.fileId, unpublished.range)
     if (step !== 'again') return step
   }
 }
@@ -166,14 +179,19 @@ async function storeConversion(
   const id = newId()
   const key = `optimized/${id}.glb`
   const created = [key]
+  // The model's properties are written before the transaction below, in short ones of their own
+  // (a building has a million), and published in it (modules/scene/properties.ts).
+  const properties = { fileId: job.fileId, generation: propertyGeneration(job.revision, job.attempt) }
   let committed: { replaced: string[] } | null
   try {
     const stored = await ctx.blobs.put(key, createReadStream(outcome.glbPath))
     const thumbnail = await storeThumbnail(ctx, job, outcome, `thumbnails/${id}.png`)
     if (thumbnail.key) created.push(thumbnail.key)
+    const counts = await stageSceneProperties(ctx.db, properties, propertyLines(outcome.propertiesPath))
     committed = await whileCurrent(ctx, job, async (tx, ownerId, oldKeys) => {
       const now = Date.now()
       await replaceSceneTree(tx, job.fileId, outcome.tree)
+      await publishSceneProperties(tx, properties, counts)
       await markReady(tx, job.fileId, {
         roots: outcome.tree,
         optimized: { key, size: stored.size, sha256: stored.sha256 },
@@ -189,14 +207,51 @@ async function storeConversion(
     })
   } catch (error) {
     for (const blob of created) await discardBlob(ctx, blob)
+    await dropProperties(ctx, job.fileId, ownRun(properties.generation))
     throw error
   }
   if (committed === null) {
     for (const blob of created) await discardBlob(ctx, blob)
+    await dropProperties(ctx, job.fileId, ownRun(properties.generation))
     return 'superseded'
   }
   for (const blob of committed.replaced) await discardBlob(ctx, blob)
+  await dropProperties(ctx, job.fileId, { from: 0, below: properties.generation })
   return 'ready'
+}
+
+/** The generation of one run only (another run of the same revision may be writing its own). */
+const ownRun = (generation: number): GenerationRange => ({ from: generation, below: generation + 1 })
+
+/**
+ * The generations of a revision's runs up to `attempt`: once the job ends in `error`, the runs
+ * before it crashed (their rows were never published) and no later one exists.
+ */
+const runsUpTo = (revision: number, attempt: number): GenerationRange => ({
+  from: propertyGeneration(revision, 0),
+  below: propertyGeneration(revision, attempt) + 1,
+})
+
+/**
+ * Deletes model properties no one will read: a run's staged ones that were not published, older
+ * generations once a newer one is. A failure is only logged: what is left is never read, and the
+ * next publication (or the file's deletion) removes it.
+ */
+async function dropProperties(ctx: Ctx, fileId: string, range: GenerationRange): Promise<void> {
+  try {
+    await pruneSceneProperties(ctx.db.kysely, fileId, range)
+  } catch (err) {
+    ctx.log.warn({ err, fileId }, 'could not delete unused model properties')
+  }
+}
+
+/** The nodes' properties the conversion child wrote, one JSON line per node (child.ts). */
+async function* propertyLines(path: string): AsyncGenerator<NodePropertiesInput> {
+  const lines = createInterface({
+    input: createReadStream(path, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })
+  for await (const line of lines) if (line) yield JSON.parse(line) as NodePropertiesInput
 }
 
 /** Stores the run's thumbnail under `key`; a missing thumbnail is logged, never a failed conversion. */
@@ -219,6 +274,7 @@ async function finishFailed(ctx: Ctx, job: ClaimedJob, reason: string): Promise<
     await fail(ctx, tx, { jobId: job.jobId, fileId: job.fileId, ownerId }, reason, Date.now())
     return { replaced: oldKeys }
   })
+  await dropProperties(ctx, job.fileId, runsUpTo(job.revision, job.attempt))
   if (committed === null) return 'superseded'
   for (const blob of committed.replaced) await discardBlob(ctx, blob)
   return 'error'

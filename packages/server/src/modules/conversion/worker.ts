@@ -147,12 +147,16 @@ export class ConversionWorker {
       // The outcome's write comes after the last progress write, never before it.
       await progress.close()
       const result = await recordOutcome(this.#ctx, job, outcome)
-      const { triangles, maxRssKb } = outcome.kind === 'converted' ? outcome : {}
+      const { triangles, maxRssKb, propertiesTruncated } = outcome.kind === 'converted' ? outcome : {}
       const ms = Date.now() - started
       this.#log.info(
         { jobId: job.jobId, fileId: job.fileId, attempt: job.attempt, result, ms, triangles, maxRssKb },
         'conversion finished',
       )
+      if (propertiesTruncated?.length) {
+        // The bounds of docs/conversion.md ("Model properties") cut some of the model's data.
+        this.#log.warn({ jobId: job.jobId, fileId: job.fileId, propertiesTruncated }, 'model properties cut')
+      }
     } catch (err) {
       // The lease runs out and another claim retries the job.
       this.#log.error({ err, jobId: job.jobId }, 'could not record a conversion outcome')

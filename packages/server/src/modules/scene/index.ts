@@ -1,4 +1,12 @@
 // Scene: attributes of the nodes of a file's scene tree, and where that tree is stored.
+export {
+  type GenerationRange,
+  type NodePropertiesInput,
+  propertyGeneration,
+  pruneSceneProperties,
+  publishSceneProperties,
+  stageSceneProperties,
+} from './properties.ts'
 export { sceneRoutes } from './routes.ts'
 export {
   replaceSceneTree,

@@ -38,6 +38,10 @@ export function decodeNodeCursor(cursor: string): string {
   return nodeCursor.decode(cursor)
 }
 
+export function encodeNodeCursor(nodeId: string): string {
+  return nodeCursor.encode(nodeId)
+}
+
 export async function readAttributePage(
   db: Executor,
   fileId: string,

@@ -1,7 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
-import { AttributesAnswer, AttributesPageAnswer, AttributesQuery, WriteAttributesBody } from './schemas.ts'
+import { readProperties } from './properties.ts'
+import {
+  AttributesAnswer,
+  AttributesPageAnswer,
+  AttributesQuery,
+  PropertiesAnswer,
+  PropertiesQuery,
+  SearchAnswer,
+  SearchBody,
+  WriteAttributesBody,
+} from './schemas.ts'
+import { searchNodes } from './search.ts'
 import { readAttributes, writeAttributes } from './service.ts'
 
 export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -62,6 +73,64 @@ export async function sceneRoutes(fastify: FastifyInstance, ctx: AppContext): Pr
         nodeIdToAttributes: page.nodeIdToAttributes,
         ...(paging ? { nextCursor: page.nextCursor } : {}),
       }
+    },
+  )
+
+  await propertyRoutes(fastify, ctx)
+}
+
+async function propertyRoutes(fastify: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const tags = ['scene']
+
+  app.get(
+    '/scene/properties',
+    {
+      config: { link: 'read' },
+      schema: {
+        tags,
+        operationId: 'getSceneProperties',
+        summary: "The model's own properties of nodes of a file's scene tree",
+        description:
+          'What the model file says about each node (IFC property sets, quantities, materials, ' +
+          'classification; glTF extras; mesh and material names), read at conversion; read-only. ' +
+          'With `node` (repeatable, at most 100): those nodes, each answered (`{}` without properties; ' +
+          '400 UNKNOWN_NODE for a node outside the tree). Without it: the nodes that have properties, ' +
+          'in node ID order, at most `limit` per page and ending at the first node past ' +
+          'TESSERA_SCENE_PAGE_MAX_BYTES. `units` names the unit of the values that have one.',
+        querystring: PropertiesQuery,
+        response: { 200: PropertiesAnswer },
+      },
+    },
+    async (request) => {
+      const { file, node, limit, cursor } = request.query
+      const nodes = node === undefined ? undefined : typeof node === 'string' ? [node] : node
+      const query = { nodes, limit: limit === undefined ? undefined : Number(limit), cursor }
+      return { success: true as const, ...(await readProperties(ctx, request.auth, file, query)) }
+    },
+  )
+
+  app.post(
+    '/scene/search',
+    {
+      config: { link: 'read' },
+      schema: {
+        tags,
+        operationId: 'searchScene',
+        summary: "Find a file's nodes by their properties or names",
+        description:
+          'Every condition must hold. A property condition names its `group` and `name`; ' +
+          '`{"node": "name", …}` tests the node\'s name. Text compares without regard to case and sees ' +
+          'the first 256 characters of a value; `lt`/`lte`/`gt`/`gte` compare numbers (400 ' +
+          'VALIDATION_FAILED for a text value), `exists` takes no value, `ne` holds for nodes that ' +
+          'have the property with another value. Answers node IDs in node ID order, a page at a time.',
+        body: SearchBody,
+        response: { 200: SearchAnswer },
+      },
+    },
+    async (request) => {
+      const { file, ...query } = request.body
+      return { success: true as const, ...(await searchNodes(ctx, request.auth, file, query)) }
     },
   )
 }

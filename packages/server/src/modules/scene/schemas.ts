@@ -3,8 +3,12 @@ import {
   CursorParam,
   ID_PATTERN,
   LimitParam,
+  NextCursor,
   NextCursorUnlessUnpaged,
   NodeIdToAttributes,
+  NodeIdToProperties,
+  PropertyUnits,
+  SearchCondition,
 } from '../../contract/index.ts'
 
 const MAX_NODES_PER_WRITE = 10_000
@@ -51,4 +55,66 @@ export const AttributesPageAnswer = Type.Object({
   success: Type.Literal(true),
   nodeIdToAttributes: NodeIdToAttributes,
   nextCursor: NextCursorUnlessUnpaged('attribute'),
+})
+
+const NodeId = Type.String({ minLength: 1, maxLength: NODE_ID_MAX_LENGTH, description: 'node ID' })
+/** Nodes one properties read may name. */
+const MAX_NODES_PER_READ = 100
+
+export const PropertiesQuery = Type.Object(
+  {
+    file: FileId,
+    node: Type.Optional(
+      Type.Union([NodeId, Type.Array(NodeId, { minItems: 1, maxItems: MAX_NODES_PER_READ })], {
+        description: `node ID; repeat for several (at most ${MAX_NODES_PER_READ}); without it, every node, paged`,
+      }),
+    ),
+    limit: LimitParam('nodes per page, from 1; default and maximum TESSERA_SCENE_PAGE_MAX_NODES (1000)'),
+    cursor: CursorParam(),
+  },
+  { additionalProperties: false },
+)
+
+export const PropertiesAnswer = Type.Object({
+  success: Type.Literal(true),
+  nodeIdToProperties: NodeIdToProperties,
+  units: PropertyUnits,
+  nextCursor: NextCursor(
+    'pass as `cursor` for the next page; null on the last page and when nodes are named',
+  ),
+})
+
+export const SearchBody = Type.Object(
+  {
+    file: FileId,
+    where: Type.Array(SearchCondition, {
+      minItems: 1,
+      maxItems: 16,
+      description: 'conditions that must all hold',
+    }),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, description: 'node IDs per page (default 100)' }),
+    ),
+    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        file: '65f1c0a4b2e8d93a17c4e021',
+        where: [
+          { group: 'IFC', name: 'class', op: 'eq', value: 'IfcWall' },
+          { group: 'Pset_WallCommon', name: 'FireRating', op: 'eq', value: 'REI60' },
+        ],
+        limit: 100,
+      },
+    ],
+  },
+)
+
+export const SearchAnswer = Type.Object({
+  success: Type.Literal(true),
+  nodes: Type.Array(Type.String(), { description: 'IDs of the matching nodes, in node ID order' }),
+  total: Type.Integer({ minimum: 0, description: 'how many nodes match, over every page' }),
+  nextCursor: NextCursor(),
 })

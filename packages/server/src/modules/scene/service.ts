@@ -93,7 +93,11 @@ export async function writeAttributes(
  * 400 UNKNOWN_NODE for node IDs outside the file's scene tree, once one is stored. The tree is known
  * when any of the IDs is in it, so the second query runs only for a write naming unknown IDs.
  */
-async function refuseUnknownNodes(tx: Executor, fileId: string, nodeIds: readonly string[]): Promise<void> {
+export async function refuseUnknownNodes(
+  tx: Executor,
+  fileId: string,
+  nodeIds: readonly string[],
+): Promise<void> {
   const known = await repo.existingNodeIds(tx, fileId, nodeIds)
   const unknown = nodeIds.filter((id) => !known.has(id))
   if (unknown.length === 0 || (known.size === 0 && !(await repo.sceneTreeKnown(tx, fileId)))) return

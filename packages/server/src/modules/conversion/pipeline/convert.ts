@@ -6,6 +6,7 @@ import type { InstancedMesh } from '@gltf-transform/extensions'
 import { cloneDocument } from '@gltf-transform/functions'
 import { encodeSmallest, inputEncodingOf } from './encode.ts'
 import { pipelineLogger } from './io.ts'
+import { stampSourceProperties } from './node-properties.ts'
 import { lightlyOptimize, prepareDocument } from './optimize.ts'
 import { countTreeNodes, viewedScene } from './scene-tree.ts'
 import { checkTexturePixels, type TextureMode, textureModeFromEnv } from './textures.ts'
@@ -34,11 +35,14 @@ export async function convertModel(
   const input = unpackUpload(upload)
   if (input.bytes.byteLength === 0) throw new ConversionError('the model file is empty')
   report(5)
-  const importer = await importerFor(input)
+  const kind = importerKind(input)
+  const importer = await loadImporter(kind)
   report(10)
 
   const document = await importer(input)
   if (!hasGeometry(document)) throw new ConversionError('the model holds no geometry')
+  // IFC describes its materials itself; its meshes are named after their products.
+  stampSourceProperties(document, { meshNames: kind !== 'ifc' })
   checkTexturePixels(document)
   report(40)
 
@@ -64,6 +68,8 @@ export async function convertModel(
   return {
     glb: encoded.glb,
     tree: encoded.tree,
+    properties: encoded.properties,
+    propertiesTruncated: encoded.propertiesTruncated,
     stats: {
       inputBytes: upload.bytes.byteLength,
       outputBytes: encoded.glb.byteLength,
@@ -98,11 +104,11 @@ class StageLogger extends Logger {
   }
 }
 
-async function importerFor(input: ModelInput): Promise<Importer> {
+function importerKind(input: ModelInput): ImporterKind {
   const extension = extensionOf(input.name)
   const kind = MODEL_FORMATS.get(extension)
   if (!kind) throw new ConversionError(`unsupported format: ${extension || '(no file extension)'}`)
-  return loadImporter(kind === 'mesh' && usesMaterialLibrary(input) ? 'assimp' : kind)
+  return kind === 'mesh' && usesMaterialLibrary(input) ? 'assimp' : kind
 }
 
 async function loadImporter(kind: ImporterKind): Promise<Importer> {

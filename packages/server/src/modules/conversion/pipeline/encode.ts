@@ -8,6 +8,7 @@ import { EXTMeshoptCompression } from '@gltf-transform/extensions'
 import { cloneDocument, draco } from '@gltf-transform/functions'
 import { compactGlbJson } from './glb-json.ts'
 import { enableDracoEncoding, pipelineIO } from './io.ts'
+import { type PropertyEntry, Truncations, takeProperties } from './node-properties.ts'
 import { meshoptEncoding } from './optimize.ts'
 import { estimateQuantizationBits } from './quantization.ts'
 import { buildSceneTree } from './scene-tree.ts'
@@ -35,6 +36,9 @@ interface Encoded {
   encoding: Encoding
   glb: Uint8Array
   tree: TreeNode[]
+  /** The nodes' own properties, moved out of the GLB (node-properties.ts); what was cut, noted. */
+  properties: PropertyEntry[]
+  propertiesTruncated: string[]
   document: Document
 }
 
@@ -78,8 +82,11 @@ async function finish(
 ): Promise<Encoded> {
   await encode(document)
   const tree = buildSceneTree(document)
+  const truncations = new Truncations()
+  const properties = takeProperties(document, truncations)
   const io = await pipelineIO()
-  return { encoding, glb: compactGlbJson(await io.writeBinary(document)), tree, document }
+  const glb = compactGlbJson(await io.writeBinary(document))
+  return { encoding, glb, tree, properties, propertiesTruncated: truncations.list(), document }
 }
 
 async function meshoptEncode(document: Document): Promise<void> {

@@ -1,6 +1,7 @@
 // The contract between the conversion pipeline's parts. The pipeline is pure: bytes in, GLB bytes
 // and a scene tree out; no database, no blobs, no HTTP. It runs in a child process (see ../runner.ts).
 import type { Document } from '@gltf-transform/core'
+import type { PropertyEntry } from './node-properties.ts'
 
 /** One uploaded model: the main file and, when it came in a .zip, its side files. */
 export interface ModelInput {
@@ -39,6 +40,10 @@ export interface ConversionResult {
   glb: Uint8Array
   /** The scene's root nodes with their descendants; IDs as written in each node's `extras.tesseraId`. */
   tree: TreeNode[]
+  /** What the model says about its nodes (docs/conversion.md, "Model properties"), in tree order. */
+  properties: PropertyEntry[]
+  /** What the bounds on properties cut, e.g. `value length (3 nodes)`; empty when nothing. */
+  propertiesTruncated: string[]
   stats: {
     inputBytes: number
     outputBytes: number

@@ -34,6 +34,7 @@ import { migration as annotationDiscussions } from './0028_annotation_discussion
 import { migration as favouritesViewLocks } from './0029_favourites_view_locks.ts'
 import { migration as fileLinks } from './0030_file_links.ts'
 import { migration as configurationThumbnails } from './0031_configuration_thumbnails.ts'
+import { migration as sceneProperties } from './0032_scene_properties.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -77,4 +78,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0029_favourites_view_locks', migration: favouritesViewLocks },
   { name: '0030_file_links', migration: fileLinks },
   { name: '0031_configuration_thumbnails', migration: configurationThumbnails },
+  { name: '0032_scene_properties', migration: sceneProperties },
 ]

@@ -13,21 +13,24 @@ export interface PlacedMesh {
 }
 
 /**
- * Adds the model's hierarchy to the scene, attaching each product's mesh to its node. Products
- * with geometry that the spatial structure never reaches (files do have them) become scene roots,
- * so no geometry is lost. Each node's extras hold the IFC class and GlobalId.
+ * Builds the model's hierarchy, attaching each product's mesh to its node. Products with geometry
+ * that the spatial structure never reaches (files do have them) become roots, so no geometry is
+ * lost. Each node's extras hold the IFC class and GlobalId. Answers the roots, and each product's
+ * node by its express ID.
  */
 export function addSpatialTree(
   api: IfcAPI,
   modelID: number,
   document: Document,
   meshes: ReadonlyMap<number, PlacedMesh>,
-): Node[] {
+): { roots: Node[]; nodes: Map<number, Node> } {
   const children = childRelations(api, modelID)
   const visited = new Set<number>()
+  const nodes = new Map<number, Node>()
   const nodeFor = (expressID: number, parentWorld: Matrix): Node => {
     visited.add(expressID)
     const node = productNode(api, modelID, document, expressID)
+    nodes.set(expressID, node)
     const placed = meshes.get(expressID)
     const world = placed ? place(node, placed, parentWorld) : parentWorld
     for (const child of children.get(expressID) ?? []) {
@@ -40,7 +43,7 @@ export function addSpatialTree(
   for (const expressID of meshes.keys()) {
     if (!visited.has(expressID)) roots.push(nodeFor(expressID, IDENTITY))
   }
-  return roots
+  return { roots, nodes }
 }
 
 /**

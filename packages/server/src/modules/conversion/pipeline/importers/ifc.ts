@@ -10,8 +10,10 @@ import path from 'node:path'
 import { Document } from '@gltf-transform/core'
 import { IfcAPI, LogLevel, type PlacedGeometry } from 'web-ifc'
 import { pipelineLogger } from '../io.ts'
+import { attachProperties, noteTruncation } from '../node-properties.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { materialPalette, type Rgba, trianglePrimitive } from './cad-geometry.ts'
+import { ifcProperties } from './ifc-properties.ts'
 import { addSpatialTree, type PlacedMesh } from './ifc-structure.ts'
 import { IDENTITY, invertAffine, isTrs, type Matrix, multiply, sameMatrix } from './matrix.ts'
 
@@ -117,7 +119,13 @@ function buildDocument(api: IfcAPI, modelID: number, stem: string): Document {
 
   const scene = document.createScene(stem)
   document.getRoot().setDefaultScene(scene)
-  for (const root of addSpatialTree(api, modelID, document, meshes)) scene.addChild(root)
+  const { roots, nodes } = addSpatialTree(api, modelID, document, meshes)
+  for (const root of roots) scene.addChild(root)
+  const note = (what: string) => noteTruncation(document, what)
+  for (const [expressID, properties] of ifcProperties(api, modelID, nodes.keys(), note)) {
+    const node = nodes.get(expressID)
+    if (node) attachProperties(node, properties)
+  }
   return document
 }
 

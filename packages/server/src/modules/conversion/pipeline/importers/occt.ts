@@ -9,6 +9,7 @@
 import path from 'node:path'
 import { Document, type Mesh, type mat4, type Node } from '@gltf-transform/core'
 import { pipelineLogger } from '../io.ts'
+import { attachProperties } from '../node-properties.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { extensionOf } from '../unpack.ts'
 import { DEFAULT_COLOR, materialPalette, type Rgba, trianglePrimitive } from './cad-geometry.ts'
@@ -22,7 +23,7 @@ import {
   type OcctReply,
   readWithOcct,
 } from './occt-worker.ts'
-import { readProductTree, restoreAssemblies } from './step-structure.ts'
+import { type ProductTree, readProductTree, restoreAssemblies, stepProperties } from './step-structure.ts'
 
 const FORMATS: ReadonlyMap<string, { format: OcctFormat; label: string }> = new Map([
   ['.step', { format: 'step', label: 'STEP' }],
@@ -65,10 +66,11 @@ export function createOcctImporter(options: OcctImporterOptions = {}): Importer 
     const reply = await readWithOcct(format, input.bytes, PARAMS, timeoutMs(input.bytes.byteLength))
     if (reply.kind !== 'ok') throw readFailure(reply, label)
     const stem = path.posix.basename(input.name, path.posix.extname(input.name))
-    if (format === 'step')
-      reply.root = restoreAssemblies(reply.root, reply.meshes, readProductTree(input.bytes))
+    const products = format === 'step' ? readProductTree(input.bytes) : undefined
+    if (products) reply.root = restoreAssemblies(reply.root, reply.meshes, products)
     const document = buildDocument(reply, stem, format === 'brep' ? 0.001 : 1)
     if (countTriangles(document) === 0) throw new ConversionError(`the ${label} file holds no geometry`)
+    if (products) stampStepProperties(document, products)
     return document
   }
 }
@@ -150,6 +152,15 @@ function buildDocument(reply: Extract<OcctReply, { kind: 'ok' }>, stem: string, 
     scene.addChild(assemblyNode(root, roots.length === 1 ? stem : `${stem} ${k + 1}`))
   })
   return document
+}
+
+/** Each node's STEP product and assembly path (the names of its ancestors, root first). */
+function stampStepProperties(document: Document, products: ProductTree): void {
+  const visit = (node: Node, path: readonly string[]): void => {
+    attachProperties(node, stepProperties(node, path, products))
+    for (const child of node.listChildren()) visit(child, [...path, node.getName()])
+  }
+  for (const root of document.getRoot().getDefaultScene()?.listChildren() ?? []) visit(root, [])
 }
 
 /** Z-up → Y-up and the unit scale, in place: (x, y, z) → (x, z, −y). */

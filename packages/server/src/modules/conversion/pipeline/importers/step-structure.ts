@@ -5,11 +5,15 @@
 // product, and OpenCascade lists those solids depth-first in that order, so the lost levels can be
 // put back — but only where the solids' names spell exactly the expected sequence of parts; anything
 // else stays as occt returned it.
+import type { Node } from '@gltf-transform/core'
+import type { NodeProperties, PropertyScalar } from '../properties.ts'
 import type { OcctMesh, OcctNode } from './occt-worker.ts'
 
-interface ProductTree {
+export interface ProductTree {
   /** product definition → its name (PRODUCT's name). */
   names: Map<string, string>
+  /** A product's name → its id and description (PRODUCT's first and third fields; the first of a name). */
+  products: Map<string, { id: string; description: string }>
   /** product definition → the definitions it uses, in file order (one entry per occurrence). */
   children: Map<string, string[]>
 }
@@ -20,13 +24,17 @@ const ENTITY = /#(\d+)\s*=\s*([A-Z_0-9]+)\s*\(((?:[^;']|'(?:[^']|'')*')*)\)\s*;/
 export function readProductTree(bytes: Uint8Array): ProductTree {
   const text = new TextDecoder('latin1').decode(bytes)
   const products = new Map<string, string>()
+  const byName = new Map<string, { id: string; description: string }>()
   const formations = new Map<string, string>()
   const definitions = new Map<string, string>()
   const usages: Array<{ id: number; parent: string; child: string }> = []
   for (const [, id = '', type, args = ''] of text.matchAll(ENTITY)) {
     const fields = splitArgs(args)
-    if (type === 'PRODUCT') products.set(id, unquote(fields[1]))
-    else if (type?.startsWith('PRODUCT_DEFINITION_FORMATION')) formations.set(id, ref(fields[2]))
+    if (type === 'PRODUCT') {
+      const name = unquote(fields[1])
+      products.set(id, name)
+      if (!byName.has(name)) byName.set(name, { id: unquote(fields[0]), description: unquote(fields[2]) })
+    } else if (type?.startsWith('PRODUCT_DEFINITION_FORMATION')) formations.set(id, ref(fields[2]))
     else if (type === 'PRODUCT_DEFINITION') definitions.set(id, ref(fields[2]))
     else if (type === 'NEXT_ASSEMBLY_USAGE_OCCURRENCE') {
       usages.push({ id: Number(id), parent: ref(fields[3]), child: ref(fields[4]) })
@@ -41,7 +49,23 @@ export function readProductTree(bytes: Uint8Array): ProductTree {
   for (const usage of usages.sort((a, b) => a.id - b.id)) {
     children.set(usage.parent, [...(children.get(usage.parent) ?? []), usage.child])
   }
-  return { names, children }
+  return { names, products: byName, children }
+}
+
+/**
+ * What a STEP file says about each node (docs/conversion.md, "Model properties"): its product's
+ * name, id and description where a product has the node's name, and its path of assembly names.
+ */
+export function stepProperties(node: Node, path: readonly string[], tree: ProductTree): NodeProperties {
+  const step: Record<string, PropertyScalar> = {}
+  const product = tree.products.get(node.getName())
+  if (product) {
+    step.name = node.getName()
+    if (product.id) step.id = product.id
+    if (product.description) step.description = product.description
+  }
+  if (path.length > 0) step['assembly path'] = path.join(' / ')
+  return { groups: Object.keys(step).length > 0 ? { STEP: step } : {}, units: {} }
 }
 
 /**

@@ -1,0 +1,120 @@
+// Search of a file's nodes by their model properties and names (docs/api.md, "Model properties").
+// Each condition selects a set of node IDs through an index that starts at (file, key) — or the
+// file's scene nodes, for a name — and the answer is their intersection, paged in node ID order.
+import { sql } from 'kysely'
+import type { AppContext } from '../../platform/context.ts'
+import type { Executor } from '../../platform/db/index.ts'
+import { AppError } from '../../platform/errors.ts'
+import { requireFileAccess } from '../files/index.ts'
+import { decodeNodeCursor, encodeNodeCursor } from './pages.ts'
+import { searchedText } from './properties.ts'
+import {
+  countMatches,
+  keyIdsOf,
+  type NodeSet,
+  type PropertySet,
+  propertyMatches,
+  publishedRevision,
+  searchPage,
+} from './property-rows.ts'
+import type { Caller } from './service.ts'
+
+type Op = 'eq' | 'ne' | 'contains' | 'lt' | 'lte' | 'gt' | 'gte' | 'exists'
+type Value = string | number | boolean
+
+export type Condition =
+  | { group: string; name: string; op: Op; value?: Value }
+  | { node: 'name'; op: 'eq' | 'ne' | 'contains'; value: string }
+
+export interface SearchAnswer {
+  nodes: string[]
+  total: number
+  nextCursor: string | null
+}
+
+const SEARCH_MAX_LIMIT = 1000
+const SEARCH_DEFAULT_LIMIT = 100
+
+export async function searchNodes(
+  ctx: AppContext,
+  caller: Caller,
+  fileId: string,
+  query: { where: readonly Condition[]; limit?: number; cursor?: string },
+): Promise<SearchAnswer> {
+  const db = ctx.db.kysely
+  await requireFileAccess(db, caller.accountId, fileId, 'read')
+  const afterNodeId = query.cursor === undefined ? undefined : decodeNodeCursor(query.cursor)
+  const limit = Math.min(query.limit ?? SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
+  for (const condition of query.where) if (!('node' in condition)) checkCondition(condition)
+  const published = await publishedRevision(db, fileId)
+  const sets: NodeSet[] = []
+  for (const condition of query.where) {
+    const set = await nodeSet(db, fileId, published, condition)
+    // A property the file never has: nothing can match every condition.
+    if (set === null) return { nodes: [], total: 0, nextCursor: null }
+    sets.push(set)
+  }
+  const found = await searchPage(db, sets, { afterNodeId, limit })
+  // A first page that holds every match has counted them: the count's second pass is only paid
+  // when there is more than one page.
+  const whole = afterNodeId === undefined && found.length <= limit
+  const total = whole ? found.length : await countMatches(db, sets)
+  const nodes = found.slice(0, limit)
+  const last = nodes.at(-1)
+  return { nodes, total, nextCursor: found.length > limit && last ? encodeNodeCursor(last) : null }
+}
+
+async function nodeSet(
+  db: Executor,
+  fileId: string,
+  published: PropertySet | undefined,
+  condition: Condition,
+): Promise<NodeSet | null> {
+  if ('node' in condition) return nameSet(db, fileId, condition)
+  const keyIds = published ? await keyIdsOf(db, published, condition.group, condition.name) : []
+  if (!published || keyIds.length === 0) return null
+  const rows = propertyMatches(db, published, keyIds)
+  const { op, value } = condition
+  if (op === 'exists' || value === undefined) return rows
+  if (op === 'contains') return rows.where(sql<boolean>`text like ${likePattern(String(value))} escape '\\'`)
+  if (op === 'eq' || op === 'ne') {
+    const compare = op === 'eq' ? '=' : '<>'
+    return typeof value === 'number'
+      ? rows.where('num', compare, value)
+      : rows.where('text', compare, searchedText(String(value)))
+  }
+  return rows.where('num', COMPARISONS[op], Number(value))
+}
+
+/** Refuses a condition that cannot be asked, whether or not the file has the property. */
+function checkCondition({ op, value }: Extract<Condition, { group: string }>): void {
+  if (op === 'exists' && value !== undefined) throw invalid('`exists` takes no value')
+  if (op !== 'exists' && value === undefined) throw invalid(`\`${op}\` needs a value`)
+  if (op in COMPARISONS && typeof value !== 'number') {
+    throw invalid(`\`${op}\` compares numbers: give a number as value`)
+  }
+}
+
+const COMPARISONS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
+
+/**
+ * Node names compare in lower case: SQLite's lower() folds ASCII letters only, PostgreSQL's every
+ * letter, so names beyond ASCII match their exact case on SQLite.
+ */
+function nameSet(db: Executor, fileId: string, condition: Extract<Condition, { node: 'name' }>): NodeSet {
+  const rows = db.selectFrom('scene_nodes').select('node_id').where('file_id', '=', fileId)
+  const name = sql<string>`lower(name)`
+  const value = condition.value.toLowerCase()
+  if (condition.op === 'contains')
+    return rows.where(sql<boolean>`${name} like ${likePattern(value)} escape '\\'`)
+  return rows.where(name, condition.op === 'eq' ? '=' : '<>', value)
+}
+
+/** `%…%` around the text, its own `%`, `_` and `\` escaped; lowercased as stored text is. */
+function likePattern(text: string): string {
+  return `%${searchedText(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+function invalid(detail: string): AppError {
+  return new AppError('VALIDATION_FAILED', `Search condition: ${detail}.`)
+}
