@@ -124,8 +124,12 @@ function element(i: number): NodePropertiesInput {
   }
 }
 
+/** In node ID order, as the conversion child writes them (conversion/child.ts). */
 async function* elements(): AsyncGenerator<NodePropertiesInput> {
-  for (let i = 0; i < ELEMENTS; i++) yield element(i)
+  const order = Array.from({ length: ELEMENTS }, (_, i) => i)
+  const ids = order.map(elementId)
+  order.sort((a, b) => ((ids[a] ?? '') < (ids[b] ?? '') ? -1 : 1))
+  for (const i of order) yield element(i)
 }
 
 const percentile = (sorted: number[], p: number) =>

@@ -54,10 +54,13 @@ async function run(request: ChildRequest): Promise<ChildMessage> {
 /**
  * One JSON line per node with properties, `{nodeId, groups, units}`: the worker streams them into
  * the database, so a model of 50,000 described parts never crosses the IPC channel as one message.
+ * In node ID order: the rows' primary key starts with the node, so the database appends them
+ * instead of inserting at random places (1.7× faster on SQLite than tree order, for 1.3 M rows).
  */
 async function writePropertyLines(path: string, entries: readonly PropertyEntry[]): Promise<void> {
   const out = createWriteStream(path, { mode: 0o600 })
-  for (const entry of entries) {
+  const sorted = [...entries].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0))
+  for (const entry of sorted) {
     if (!out.write(`${JSON.stringify(entry)}\n`)) await once(out, 'drain')
   }
   out.end()
