@@ -139,12 +139,17 @@ async function keyCursorTo(p: Page, to: { x: number; y: number }): Promise<void>
   assert.fail(`the cursor did not reach ${JSON.stringify(to)}: ${JSON.stringify(await cursorAt(p))}`)
 }
 
-/** The camera no longer moves (a standard view's flight is over). */
+/**
+ * The camera no longer moves (a standard view's flight is over): the same pose for 400 ms. Two equal
+ * samples were not enough on a loaded machine, where a flight can start a frame or two late.
+ */
 async function still(p: Page): Promise<void> {
   let last = ''
-  for (let i = 0; i < 50; i++) {
+  let same = 0
+  for (let i = 0; i < 80; i++) {
     const pose = JSON.stringify((await snapshot(p)).camera.pose)
-    if (pose === last) return
+    same = pose === last ? same + 1 : 0
+    if (same >= 4) return
     last = pose
     await p.waitForTimeout(100)
   }

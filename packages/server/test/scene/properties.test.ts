@@ -294,14 +294,20 @@ for (const dialect of dialects()) {
       assert.deepEqual(Object.keys(props).sort(), ids('Panel 0', 'Panels'))
       assert.equal(props[idOf('Panel 0')]?.extras?.fireRating, 'EI90')
       assert.deepEqual((await found([{ group: 'extras', name: 'fireRating', op: 'exists' }])).total, 1)
-      // The first revision's rows are gone once the second's are published.
-      const kept = await t.db.kysely
-        .selectFrom('scene_properties')
-        .select('generation')
-        .distinct()
-        .where('file_id', '=', fileId)
-        .execute()
-      assert.equal(kept.length, 1)
+      // The first revision's rows are deleted once the second's are published: after the commit
+      // that makes the file ready, so a moment after it answers `ready`.
+      const generations = async () =>
+        t.db.kysely
+          .selectFrom('scene_properties')
+          .select('generation')
+          .distinct()
+          .where('file_id', '=', fileId)
+          .execute()
+      await until(
+        'one generation left',
+        async () => ((await generations()).length === 1 ? true : undefined),
+        10_000,
+      )
     })
   })
 }
