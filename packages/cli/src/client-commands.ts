@@ -1,13 +1,14 @@
-// The client commands of `tessera` (login, upload, ls, download, props, search, listen, trigger,
-// webhooks, link): they talk to a running instance through @tessera/client (the server's admin
-// commands are tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this tree
-// resolves.
+// The client commands of `tessera` (login, upload, ls, download, props, search, bcf, listen,
+// trigger, webhooks, link): they talk to a running instance through @tessera/client (the server's
+// admin commands are tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this
+// tree resolves.
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Tessera, unwrap } from '@tessera/client'
 import { toNodeStream } from '@tessera/client/node'
+import { bcfCommand } from './bcf-commands.ts'
 import {
   ClientUsageError,
   parse,
@@ -203,6 +204,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   download,
   props,
   search,
+  bcf: bcfCommand,
   listen: listenCommand,
   trigger,
   webhooks: webhooksCommand,

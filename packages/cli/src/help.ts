@@ -73,6 +73,25 @@ Text compares without regard to case. Examples:
   tessera search FILE 'IFC.class = IfcWall' 'Pset_WallCommon.FireRating = REI60'
   tessera search FILE 'Qto_WallBaseQuantities.Length > 4.5' 'Pset_WallCommon.IsExternal exists'
   tessera search FILE '"Pset Name"."Prop name" ~ fire' 'name ~ Door'`,
+  bcf: `Usage: tessera bcf export FILE [OUT] [--keep-session] [--url URL]
+       tessera bcf import FILE ZIP [--json] [--keep-session] [--url URL]
+
+BCF (buildingSMART's BIM Collaboration Format), for issue trackers and other BIM tools. FILE is a
+file ID.
+  export FILE [OUT]   FILE's annotations and saved views, as you may see them, as a BCF 3.0 .bcfzip;
+                      written to OUT (a directory: the file's name in it), else to the file's name
+                      with .bcfzip (house.ifc → house.bcfzip) here; - writes to stdout
+  import FILE ZIP     a BCF 2.1 or 3.0 .bcfzip (at most 32 MiB; - reads stdin) into FILE's
+                      annotations, replies and saved views (owner or editor); prints what it did:
+                      topics → annotations, saved views, comments added, topics unchanged (held
+                      already), GlobalIds the model does not have (the first 5), notes on what was
+                      left out. Importing the same file again adds nothing.
+  --json              import: the report as JSON ({version, topics, annotations: [IDs],
+                      configurations: [IDs], comments, unchanged, unknownComponents, notes})
+Exit 1 when the server refuses: BCF_INVALID (not a readable BCF), PAYLOAD_TOO_LARGE, FORBIDDEN (a
+viewer importing), NOT_FOUND.
+${URL_LINE}
+${AUTH_LINE}`,
   listen: `Usage: tessera listen [--events e1,e2] [--forward-to URL] [--url URL]
 
 Prints one line per event as it commits (time, event, file, uuid), from GET /events/stream. With

@@ -1,4 +1,4 @@
-// `tessera`: the client commands (login, upload, ls, download, props, search, listen, trigger,
+// `tessera`: the client commands (login, upload, ls, download, props, search, bcf, listen, trigger,
 // webhooks, link, licenses)
 // talk to a running instance through @tessera/client; the server's admin commands are run by
 // `tessera-server` from @tessera/server when it is installed (server-commands.ts).
@@ -27,13 +27,14 @@ Client commands: talk to a running instance at --url or TESSERA_URL (default htt
   download ID [--optimized] [-o FILE]
   props FILE [NODE...]          the model's own properties of its nodes (IFC property sets, extras)
   search FILE EXPR...           the nodes matching every EXPR, e.g. 'IFC.class = IfcDoor'
+  bcf export FILE [OUT] | bcf import FILE ZIP   annotations and saved views as BCF, out and in
   listen [--events e1,e2] [--forward-to URL]
   trigger EVENT [--listen]      a test delivery to your webhook for EVENT (or to 'tessera listen')
   webhooks ls | deliveries ID | retry ID DELIVERY | recover ID --since T
   link create|rotate|revoke|show FILE   share a file by link (owner)
   link live-meetings FILE on|off        let the link's visitors join live sessions, or not (owner)
   licenses                      the license pool and who holds it (admins; GET /admin/licenses)
-upload, ls, download, props, search and link open a session (one license) for the run and end it
+upload, ls, download, props, search, bcf and link open a session (one license) for the run and end it
 when they finish
 (--keep-session leaves it open); the others need only the auth token and hold no license.
 

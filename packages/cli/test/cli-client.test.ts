@@ -501,6 +501,7 @@ for (const target of targets)
         'download',
         'props',
         'search',
+        'bcf',
         'listen',
         'trigger',
         'webhooks',

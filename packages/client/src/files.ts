@@ -1,10 +1,12 @@
 // Files: listing, records, uploads (with progress), downloads as streams, the scene tree, the
-// model's own properties and searches of them, and waiting for a conversion to finish.
+// model's own properties and searches of them, BCF out and in, and waiting for a conversion to finish.
+import { type BcfExport, type BcfOptions, type BcfZip, exportBcf, importBcf } from './bcf.ts'
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
 import type { ProgressCallback } from './multipart.ts'
 import { type ListOptions, type Page, Paged, type PageRequest, pageQuery } from './paging.ts'
 import type {
+  BcfImport,
   FavouritesPage,
   FileRevision,
   FileView,
@@ -193,6 +195,26 @@ export class Files {
       throw new TesseraError({ status: response.status, code: 'UNEXPECTED_RESPONSE', detail: 'no body' })
     }
     return options.onProgress ? counted(response, response.body, options.onProgress) : response.body
+  }
+
+  /**
+   * The file's annotations and saved views, as the caller sees them, as a BCF 3.0 `.bcfzip`
+   * (docs/api.md, "BCF"): its bytes and its name (`house.ifc` → `house.bcfzip`). Owner, editors,
+   * viewers and a link's guest.
+   */
+  exportBcf(id: string, options: BcfOptions = {}): Promise<BcfExport> {
+    return exportBcf(this.api, id, options)
+  }
+
+  /**
+   * Imports a BCF 2.1 or 3.0 `.bcfzip` (at most 32 MiB) into the file's annotations, their replies
+   * and saved views, and answers what it did. Sent with an Idempotency-Key, so a retry after a lost
+   * answer imports once. Owner and editors: a viewer gets 403 FORBIDDEN, a link's guest 403
+   * LINK_READ_ONLY; a body that is not a readable BCF is 400 BCF_INVALID, a larger one 413
+   * PAYLOAD_TOO_LARGE.
+   */
+  importBcf(id: string, zip: BcfZip, options: BcfOptions = {}): Promise<BcfImport> {
+    return importBcf(this.api, id, zip, options)
   }
 
   /** The scene tree (`[{id, name, children}]`); 409 NOT_READY until the conversion succeeded. */

@@ -83,6 +83,14 @@ interface Answer<T> {
 
 /** Awaits an openapi-fetch call: its data, or a TesseraError (also for network failures). */
 export async function unwrap<T>(call: Promise<Answer<T>>, signal?: AbortSignal): Promise<T> {
+  return (await unwrapWithResponse(call, signal)).data
+}
+
+/** As unwrap, with the answer itself: for what its headers say (a download's file name). */
+export async function unwrapWithResponse<T>(
+  call: Promise<Answer<T>>,
+  signal?: AbortSignal,
+): Promise<{ data: T; response: Response }> {
   let answer: Answer<T>
   try {
     answer = await call
@@ -90,7 +98,7 @@ export async function unwrap<T>(call: Promise<Answer<T>>, signal?: AbortSignal):
     throw networkError(error, signal)
   }
   const { response } = answer
-  if (response.ok) return answer.data as T
+  if (response.ok) return { data: answer.data as T, response }
   throw errorFromAnswer(response, answer.error)
 }
 

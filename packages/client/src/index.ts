@@ -3,6 +3,7 @@
 // @tessera/client/webhooks.
 
 export type { Admin } from './admin.ts'
+export type { BcfExport, BcfOptions, BcfZip } from './bcf.ts'
 export { type Account, type ConnectOptions, type Credentials, Tessera, type TestEvent } from './client.ts'
 export {
   type ClientCode,

@@ -63,8 +63,8 @@ export type LinkOptions = Omit<HttpOptions, 'cookies'> & {
 
 /**
  * A guest's read-only client of one file, through its link: `files.get(fileId)`, `sceneTree`,
- * `downloadOptimized`, `properties`/`propertiesPage`, `search`/`searchAll`, `annotations.list`,
- * `configurations.list`, `attributes.page`/`all`. Every
+ * `downloadOptimized`, `properties`/`propertiesPage`, `search`/`searchAll`, `exportBcf`,
+ * `annotations.list`, `configurations.list`, `attributes.page`/`all`. Every
  * write answers 403 LINK_READ_ONLY, other reads 403 LINK_NOT_ALLOWED, other files 404. Holds no
  * license and no account. `close()` stops the renewal timer.
  */

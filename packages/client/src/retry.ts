@@ -45,6 +45,8 @@ const CREATES: ReadonlyArray<[method: string, path: RegExp]> = [
   ['POST', /\/file\/[^/]+\/share$/],
   ['POST', /\/file\/[^/]+\/link$/],
   ['POST', /\/file\/upload\/$/],
+  // A BCF import makes annotations, replies and saved views: a second run must not make them twice.
+  ['POST', /\/file\/[^/]+\/bcf$/],
   ['POST', /\/account\/session$/],
   ['PUT', /\/webhook\/$/],
 ]

@@ -1,7 +1,8 @@
 // The fetch under the openapi-fetch client: gives create calls their Idempotency-Key and sends
 // again what failed on the way or answered 429/503 (retry.ts says when). A body is replayed only
-// when it is JSON (small, read once into memory); a streamed upload is retried by `uploadFile`,
-// which can make its body again from the source.
+// when it is JSON or a BCF zip (both read once into memory: the zip, at most 32 MiB, was given as
+// bytes already); a streamed upload is retried by `uploadFile`, which can make its body again from
+// the source.
 import {
   AttemptTimeout,
   IDEMPOTENCY_HEADER,
@@ -48,10 +49,14 @@ export function retryingFetch(inner: typeof globalThis.fetch, policy: RetryPolic
   }
 }
 
-/** No body, or a JSON one: read into memory once and sent again as it was. */
+/**
+ * No body, a JSON one, or a zip (a BCF import, which files.importBcf sends from bytes it holds):
+ * read into memory once and sent again as it was.
+ */
 function replayableBody(request: Request): boolean {
   if (request.body === null) return true
-  return (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')
+  const type = (request.headers.get('content-type') ?? '').toLowerCase()
+  return type.startsWith('application/json') || type.startsWith('application/zip')
 }
 
 /** One attempt, abandoned (AttemptTimeout) when its answer's headers take longer than `timeoutMs`. */

@@ -67,3 +67,10 @@ export type SceneProperties = Omit<PropertiesPage, 'nextCursor'>
 export type SearchCondition = JsonBody<'/scene/search', 'post'>['where'][number]
 /** One page of a search: the matching node IDs (in node ID order), `total` over every page, `nextCursor`. */
 export type SearchPage = Omit<Answer<'/scene/search', 'post'>, 'success'>
+/**
+ * What a BCF import did (`files.importBcf`): the `version` read (`2.1` or `3.0`), the `topics` in the
+ * file, the IDs of the `annotations` and `configurations` (saved views) it made, the `comments` added
+ * as replies, the topics `unchanged` (the file held them with nothing new), the `unknownComponents`
+ * (IFC GlobalIds the model does not have) and `notes` on what was left out or cut.
+ */
+export type BcfImport = Omit<Answer<'/file/{id}/bcf', 'post'>, 'success'>

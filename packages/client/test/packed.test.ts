@@ -80,7 +80,7 @@ test('the tarball holds dist/ with types and maps, the sources they map to, and 
   }
 })
 
-test('a JavaScript project: connect, upload a model, wait until ready, list, verify a webhook delivery', async () => {
+test('a JavaScript project: connect, upload a model, wait until ready, list, export BCF, verify a webhook delivery', async () => {
   const { username, password } = tessera.admin
   const { stdout } = await installed.run(process.execPath, [
     'consumer.mjs',
@@ -92,6 +92,7 @@ test('a JavaScript project: connect, upload a model, wait until ready, list, ver
   assert.deepEqual(JSON.parse(stdout), {
     state: 'ready',
     listed: ['/packed/cube.stl'],
+    bcf: ['cube.bcfzip', 'PK'],
     event: 'file_optimized',
     sameFile: true,
     tampered: 'bad_signature',

@@ -1,7 +1,7 @@
 // A plain JavaScript project using the installed @tessera/client (test/packed.test.ts copies this
 // file into a fresh project outside the repository). Connects, registers a webhook, uploads a model
-// from a path, waits until it is ready, lists the folder, and verifies the delivery of
-// `file_optimized` with the package's verifier. Prints one JSON line.
+// from a path, waits until it is ready, lists the folder, exports its (empty) BCF, and verifies the
+// delivery of `file_optimized` with the package's verifier. Prints one JSON line.
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
@@ -42,6 +42,7 @@ try {
   const file = await uploadPath(tessera, modelPath, { parent: '/packed' })
   const ready = await tessera.files.waitUntilReady(file._id, { timeoutMs: 60_000 })
   const listed = (await tessera.files.list('/packed')).map((f) => f.key)
+  const bcf = await tessera.files.exportBcf(file._id)
   const delivery = await firstDelivery()
   const envelope = await verifyWebhook({ headers: delivery.headers, body: delivery.body, secret: SECRET })
   let tampered = 'accepted'
@@ -54,6 +55,7 @@ try {
   const result = {
     state: ready.state,
     listed,
+    bcf: [bcf.filename, new TextDecoder().decode(bcf.bytes.subarray(0, 2))],
     event: envelope.event,
     sameFile: envelope.file === file._id,
     tampered,

@@ -2,7 +2,7 @@
 // revisions, through the SDK (tessera.files; in browsers its upload is an XHR, the one way to get
 // upload progress over HTTP/1.1).
 import { ApiError, type Connection } from './connection.ts'
-import type { FileRecord, FileRevision, Folder, Listing } from './types.ts'
+import type { BcfImport, FileRecord, FileRevision, Folder, Listing } from './types.ts'
 
 export interface UploadProgress {
   loaded: number
@@ -130,11 +130,32 @@ export class Files {
   /** Save a download to the user's disk (headers cannot ride on a plain link). */
   async saveAs(id: string, which: Download, name: string): Promise<void> {
     const bytes = await this.fetchBytes(id, which)
-    const url = URL.createObjectURL(new Blob([bytes]))
-    const a = document.createElement('a')
-    a.href = url
-    a.download = which === 'optimized' ? `${name.replace(/\.[^.]+$/, '')}.glb` : name
-    a.click()
-    setTimeout(() => URL.revokeObjectURL(url), 10_000)
+    saveBlob(new Blob([bytes]), which === 'optimized' ? `${name.replace(/\.[^.]+$/, '')}.glb` : name)
   }
+
+  /**
+   * Saves the file's annotations and saved views as a BCF 3.0 `.bcfzip` (GET /file/:id/bcf, a link's
+   * guest too) under the server's name for it (`house.ifc` → `house.bcfzip`), and answers that name.
+   */
+  async saveBcf(id: string): Promise<string> {
+    const { bytes, filename } = await this.#connection.reader.files.exportBcf(id)
+    // A copy: Blob takes views of an ArrayBuffer only, and the SDK's type also allows a shared one.
+    saveBlob(new Blob([new Uint8Array(bytes)], { type: 'application/zip' }), filename)
+    return filename
+  }
+
+  /** Imports a BCF 2.1 or 3.0 file into the file's annotations and saved views (owner and editors). */
+  importBcf(id: string, zip: Blob): Promise<BcfImport> {
+    return this.#connection.signedIn.files.importBcf(id, zip)
+  }
+}
+
+/** Hands bytes to the browser's downloads through a Blob URL and an `<a download>`. */
+function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob)
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  a.click()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }

@@ -16,6 +16,7 @@ import type {
 export type {
   Annotation,
   AnnotationReply,
+  BcfImport,
   Configuration,
   DeliveryStatus,
   DiscussionState,

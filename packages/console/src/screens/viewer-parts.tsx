@@ -1,5 +1,6 @@
 // The viewer screen's pieces that only draw what they are given: the head bar, the loading overlay
-// over the 3D view and the side panel with its three tabs (the state lives in viewer.tsx).
+// over the 3D view and the side panel with its three tabs and, under Annotations and Views, BCF out
+// and in (bcf.tsx, which keeps its own state). The rest of the state lives in viewer.tsx.
 import type { ComponentChildren } from 'preact'
 import { useRef } from 'preact/hooks'
 import type { Annotation, Attributes, FileRecord, SceneNode } from '../api/index.ts'
@@ -8,6 +9,7 @@ import { formatBytes } from '../util.ts'
 import type { FileAccess } from './access.ts'
 import { AnnotationsPanel, type Draft } from './annotations.tsx'
 import { AttributesPanel } from './attributes.tsx'
+import { BcfSection } from './bcf.tsx'
 import { ModelProperties } from './properties.tsx'
 import { PropertyTools } from './property-search.tsx'
 import type { PropertySearch } from './property-search-state.ts'
@@ -315,6 +317,15 @@ export function ViewerPanel(props: {
           {props.tab === t && t === 'views' && <ViewsPanel file={file} access={access} {...props.views} />}
         </div>
       ))}
+      <BcfSection
+        file={file}
+        access={access}
+        hidden={props.tab === 'parts'}
+        onImported={() => {
+          props.annotations.onChanged()
+          props.views.onChanged()
+        }}
+      />
     </aside>
   )
 }

@@ -8,6 +8,7 @@ import { EventRetention } from '../events/index.ts'
 import { accountRoutes, timingDummy } from '../modules/accounts/index.ts'
 import { adminRoutes } from '../modules/admin/index.ts'
 import { annotationRoutes } from '../modules/annotations/index.ts'
+import { bcfRoutes } from '../modules/bcf/index.ts'
 import { configurationRoutes } from '../modules/configurations/index.ts'
 import { ConversionWorker, conversionRoutes, uploadFormatPolicy } from '../modules/conversion/index.ts'
 import { discussionRoutes } from '../modules/discussions/index.ts'
@@ -150,6 +151,7 @@ async function registerApi(app: FastifyInstance, ctx: ServerContext): Promise<vo
     await annotationRoutes(api, ctx)
     await discussionRoutes(api, ctx)
     await configurationRoutes(api, ctx)
+    await bcfRoutes(api, ctx)
     await conversionRoutes(api, ctx)
     await adminRoutes(api, ctx)
     await streamRoutes(api, ctx)

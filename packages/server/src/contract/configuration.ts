@@ -3,6 +3,12 @@
 import { type Static, Type } from 'typebox'
 import { AccessList, Email, Millis, RecordId, Revision } from './primitives.ts'
 
+/**
+ * The vertical field of view, in degrees, of each `cameraFoVIndex` (an index outside the table reads
+ * as 0). The console's camera (packages/console, viewer/state/camera.ts) draws with the same table.
+ */
+export const CAMERA_FOV_PRESETS = [45, 30, 60, 75, 90] as const
+
 const configurationFields = {
   _id: RecordId,
   file: RecordId,

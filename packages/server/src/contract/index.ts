@@ -11,6 +11,7 @@ export {
 export { ATTEMPT_ERROR_CODES, type AttemptErrorCode } from './attempt-errors.ts'
 export { NodeIdToAttributes } from './attributes.ts'
 export {
+  CAMERA_FOV_PRESETS,
   ConfigurationRecord,
   type ConfigurationRecordShape,
   type ConfigurationSettings,

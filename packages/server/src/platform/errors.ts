@@ -8,6 +8,8 @@ export const ERRORS = {
   BAD_REQUEST: { status: 400, title: 'Bad Request' },
   WEAK_SECRET: { status: 400, title: 'Bad Request' },
   UNKNOWN_NODE: { status: 400, title: 'Bad Request' },
+  // A body that is not a BCF file this server reads, or past one of its bounds (modules/bcf).
+  BCF_INVALID: { status: 400, title: 'Bad Request' },
   // A list endpoint's `cursor` that is not one this API answered (platform/paging.ts).
   INVALID_CURSOR: { status: 400, title: 'Bad Request' },
   INVALID_CREDENTIALS: { status: 401, title: 'Unauthorized' },

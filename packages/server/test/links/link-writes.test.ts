@@ -34,6 +34,7 @@ const GUEST_READS = new Set([
   'getSceneAttributes',
   'getSceneProperties',
   'searchScene',
+  'exportBcf',
   'listAnnotations',
   'listConfigurations',
   'listConfigurationThumbnails',

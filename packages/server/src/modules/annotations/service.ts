@@ -25,6 +25,7 @@ import {
   type AnnotationRecordShape,
 } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
+import type { Tx } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
@@ -137,19 +138,19 @@ export const annotations = new FileItems({
   },
 })
 
-/** `inCommit`: called last in the transaction with the created record (Idempotency-Key). */
-export function createAnnotation(
-  ctx: AppContext,
-  caller: ItemCaller,
-  fileId: string,
-  input: AnnotationInput & { name: string },
-  inCommit?: InCommit<AnnotationRecordShape>,
-): Promise<AnnotationRecordShape> {
-  const newRow = (id: string, now: number) => ({
+/** Dates an imported record keeps from where it came from (modules/bcf); else both are now. */
+export interface RecordDates {
+  date: number
+  lastUpdate: number
+}
+
+/** The row of a new annotation of `caller` on `fileId`. */
+function newAnnotationRow(caller: ItemCaller, fileId: string, input: AnnotationInput, dates?: RecordDates) {
+  return (id: string, now: number) => ({
     id,
     file_id: fileId,
     author_id: caller.accountId,
-    name: input.name,
+    name: input.name ?? '',
     content: input.content ?? '',
     type: input.type ?? 0,
     color: input.color ?? DEFAULT_COLOR,
@@ -161,11 +162,33 @@ export function createAnnotation(
     ...accessLists.toColumns(accessLists.next(input)),
     permissions_id: newId(now),
     permissions: JSON.stringify(mergePermissions(emptyPermissions(), input.permissions)),
-    created_at: now,
-    updated_at: now,
+    created_at: dates?.date ?? now,
+    updated_at: dates?.lastUpdate ?? now,
     version: 0,
   })
-  return annotations.create(ctx, caller, fileId, newRow, inCommit)
+}
+
+/** `inCommit`: called last in the transaction with the created record (Idempotency-Key). */
+export function createAnnotation(
+  ctx: AppContext,
+  caller: ItemCaller,
+  fileId: string,
+  input: AnnotationInput & { name: string },
+  inCommit?: InCommit<AnnotationRecordShape>,
+): Promise<AnnotationRecordShape> {
+  return annotations.create(ctx, caller, fileId, newAnnotationRow(caller, fileId, input), inCommit)
+}
+
+/** Creates an annotation inside the transaction `tx` (a BCF import), with the dates it came with. */
+export function createAnnotationIn(
+  ctx: AppContext,
+  tx: Tx,
+  caller: ItemCaller,
+  fileId: string,
+  input: AnnotationInput & { name: string },
+  dates: RecordDates,
+): Promise<AnnotationRecordShape> {
+  return annotations.createIn(ctx, tx, caller, fileId, newAnnotationRow(caller, fileId, input, dates))
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

@@ -20,6 +20,7 @@ import {
   defaultConfigurationSettings,
 } from '../../contract/index.ts'
 import type { AppContext } from '../../platform/context.ts'
+import type { Tx } from '../../platform/db/index.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { InCommit } from '../../platform/idempotency.ts'
 import { newId } from '../../platform/ids.ts'
@@ -163,8 +164,18 @@ export async function saveConfiguration(
   }
   if (input.__v !== undefined)
     throw new AppError('VALIDATION_FAILED', 'body: __v applies to updates (with _id) only.')
-  const fileId = input.file
-  const newRow = (id: string, now: number) => ({
+  return configurations.create(
+    ctx,
+    caller,
+    input.file,
+    newConfigurationRow(caller, input.file, input),
+    inCommit,
+  )
+}
+
+/** The row of a new configuration of `caller` on `fileId`; `date` when it keeps an earlier one. */
+function newConfigurationRow(caller: ItemCaller, fileId: string, input: SaveInput, date?: number) {
+  return (id: string, now: number) => ({
     id,
     file_id: fileId,
     author_id: caller.accountId,
@@ -177,10 +188,21 @@ export async function saveConfiguration(
     locked_by_id: null,
     ...accessLists.toColumns(accessLists.next(input)),
     settings: JSON.stringify(applySettings(defaultSettings(), input)),
-    created_at: now,
+    created_at: date ?? now,
     version: 0,
   })
-  return configurations.create(ctx, caller, fileId, newRow, inCommit)
+}
+
+/** Creates a configuration inside the transaction `tx` (a BCF import), dated `date`. */
+export function createConfigurationIn(
+  ctx: AppContext,
+  tx: Tx,
+  caller: ItemCaller,
+  fileId: string,
+  input: SaveInput,
+  date: number,
+): Promise<ConfigurationRecordShape> {
+  return configurations.createIn(ctx, tx, caller, fileId, newConfigurationRow(caller, fileId, input, date))
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)

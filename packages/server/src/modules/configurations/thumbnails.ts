@@ -147,27 +147,42 @@ export async function writeThumbnail(
       throw new AppError('FORBIDDEN', "The configuration's writePermissions do not include you.")
     }
     refuseLockedByOther(row, caller)
-    const image = checkThumbnail(body.bytes, body.contentType)
-    const size = body.bytes.length
-    const replaced = await storedSize(tx, id)
-    const columns = {
-      content_type: image.type,
-      width: image.width,
-      height: image.height,
-      size,
-      sha256: createHash('sha256').update(body.bytes).digest('hex'),
-      bytes: body.bytes,
-      updated_at: Date.now(),
-      updated_by: caller.accountId,
-    }
-    await tx
-      .insertInto('configuration_thumbnails')
-      .values({ configuration_id: id, ...columns })
-      .onConflict((conflict) => conflict.column('configuration_id').doUpdateSet(columns))
-      .execute()
-    const what = `This thumbnail (${size} bytes${replaced ? `, replacing one of ${replaced}` : ''})`
-    await checkAccountQuota(ctx, tx, payer.ownerId, { what, growth: size - replaced })
-    const { bytes: _bytes, content_type: contentType, ...rest } = columns
-    return { contentType, width: rest.width, height: rest.height, size: rest.size, sha256: rest.sha256 }
+    return putThumbnail(ctx, tx, { id, ownerId: payer.ownerId, accountId: caller.accountId }, body)
   })
+}
+
+/**
+ * Stores the thumbnail of configuration `id` in `tx` and checks the owner's quota (413 rolls `tx`
+ * back). The caller has checked the right to change the configuration and holds the owner's quota
+ * lock (lockAccountQuota), taken before any other in `tx`.
+ */
+export async function putThumbnail(
+  ctx: AppContext,
+  tx: Tx,
+  who: { id: string; ownerId: string; accountId: string },
+  body: { bytes: Buffer; contentType: string },
+): Promise<Omit<StoredThumbnail, 'bytes'>> {
+  const { id } = who
+  const image = checkThumbnail(body.bytes, body.contentType)
+  const size = body.bytes.length
+  const replaced = await storedSize(tx, id)
+  const columns = {
+    content_type: image.type,
+    width: image.width,
+    height: image.height,
+    size,
+    sha256: createHash('sha256').update(body.bytes).digest('hex'),
+    bytes: body.bytes,
+    updated_at: Date.now(),
+    updated_by: who.accountId,
+  }
+  await tx
+    .insertInto('configuration_thumbnails')
+    .values({ configuration_id: id, ...columns })
+    .onConflict((conflict) => conflict.column('configuration_id').doUpdateSet(columns))
+    .execute()
+  const what = `This thumbnail (${size} bytes${replaced ? `, replacing one of ${replaced}` : ''})`
+  await checkAccountQuota(ctx, tx, who.ownerId, { what, growth: size - replaced })
+  const { content_type: contentType, width, height, sha256 } = columns
+  return { contentType, width, height, size, sha256 }
 }

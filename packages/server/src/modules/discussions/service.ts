@@ -118,41 +118,57 @@ export function createReply(
   inCommit?: InCommit<AnnotationReplyShape>,
 ): Promise<AnnotationReplyShape> {
   return ctx.db.kysely.transaction().execute(async (tx) => {
-    await lockAnnotation(ctx, tx, annotationId)
-    const loaded = await loadDiscussion(tx, caller, annotationId)
-    requireWrite(loaded.rights)
-    const max = ctx.config.annotationMaxReplies
-    if (((await repo.findDiscussion(tx, annotationId))?.replies ?? 0) >= max) {
-      throw new AppError(
-        'REPLY_LIMIT_REACHED',
-        `The discussion holds ${max} replies (TESSERA_ANNOTATION_MAX_REPLIES); delete one first.`,
-      )
-    }
-    const now = Date.now()
-    await repo.countReplyIn(tx, annotationId, loaded.annotation.file_id, now)
-    const seq = (await repo.findDiscussion(tx, annotationId))?.last_seq
-    if (seq === undefined) throw new Error('discussion row vanished after its upsert')
-    const id = newId(now)
-    const row = { id, annotation_id: annotationId, file_id: loaded.annotation.file_id, seq }
-    await repo.insertReply(tx, {
-      ...row,
-      author_id: caller.accountId,
-      text,
-      created_at: now,
-      edited_at: null,
-    })
-    const reply = toReply({
-      ...row,
-      author_id: caller.accountId,
-      author_email: caller.email,
-      text,
-      created_at: now,
-      edited_at: null,
-    })
-    await emitChange(ctx, tx, loaded, 'reply_created', reply)
+    const reply = await createReplyIn(ctx, tx, caller, annotationId, text)
     await inCommit?.(tx, reply)
     return reply
   })
+}
+
+/**
+ * Posts a reply inside the transaction `tx`; `dates` are those of a reply imported from elsewhere
+ * (modules/bcf: the date it was written and last edited), else it is written now.
+ */
+export async function createReplyIn(
+  ctx: AppContext,
+  tx: Tx,
+  caller: ItemCaller,
+  annotationId: string,
+  text: string,
+  dates?: { date: number; edited: number | null },
+): Promise<AnnotationReplyShape> {
+  await lockAnnotation(ctx, tx, annotationId)
+  const loaded = await loadDiscussion(tx, caller, annotationId)
+  requireWrite(loaded.rights)
+  const max = ctx.config.annotationMaxReplies
+  if (((await repo.findDiscussion(tx, annotationId))?.replies ?? 0) >= max) {
+    throw new AppError(
+      'REPLY_LIMIT_REACHED',
+      `The discussion holds ${max} replies (TESSERA_ANNOTATION_MAX_REPLIES); delete one first.`,
+    )
+  }
+  const now = dates?.date ?? Date.now()
+  await repo.countReplyIn(tx, annotationId, loaded.annotation.file_id, now)
+  const seq = (await repo.findDiscussion(tx, annotationId))?.last_seq
+  if (seq === undefined) throw new Error('discussion row vanished after its upsert')
+  const id = newId(Date.now())
+  const row = { id, annotation_id: annotationId, file_id: loaded.annotation.file_id, seq }
+  await repo.insertReply(tx, {
+    ...row,
+    author_id: caller.accountId,
+    text,
+    created_at: now,
+    edited_at: dates?.edited ?? null,
+  })
+  const reply = toReply({
+    ...row,
+    author_id: caller.accountId,
+    author_email: caller.email,
+    text,
+    created_at: now,
+    edited_at: dates?.edited ?? null,
+  })
+  await emitChange(ctx, tx, loaded, 'reply_created', reply)
+  return reply
 }
 
 /** The reply and its discussion, locked for a change by `caller`. */

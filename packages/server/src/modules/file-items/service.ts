@@ -62,28 +62,37 @@ export class FileItems<
     newRow: (id: string, now: number) => New,
     inCommit?: InCommit<Item>,
   ): Promise<Item> {
+    return this.#transaction(ctx, inCommit, (tx) => this.createIn(ctx, tx, caller, fileId, newRow))
+  }
+
+  /** `create` inside the caller's transaction `tx` (an import that creates many items at once). */
+  async createIn(
+    ctx: AppContext,
+    tx: Tx,
+    caller: ItemCaller,
+    fileId: string,
+    newRow: (id: string, now: number) => New,
+  ): Promise<Item> {
     const kind = this.#kind
-    return this.#transaction(ctx, inCommit, async (tx) => {
-      // The lock first: the file cannot go meanwhile, and creators count one after another.
-      await lockFile(ctx.db, tx, fileId)
-      const access = await requireFileAccess(tx, caller.accountId, fileId, 'write')
-      const now = Date.now()
-      const id = newId(now)
-      await kind.rows.insert(tx, newRow(id, now))
-      const row = await kind.rows.find(tx, id)
-      if (!row) throw new Error(`${kind.noun} vanished after insert`)
-      // A refusal rolls the insert back: nothing is stored, no event.
-      const grows = { items: 1, bytes: kind.rows.bytesOf(row) }
-      await checkAndAddToItemTotals(tx, fileId, kind.noun, kind.caps(ctx.config), grows)
-      const item = kind.toItem(row)
-      await this.#emit(ctx, tx, 'created', {
-        access,
-        row,
-        versions: [item],
-        data: kind.inEvent.created(item),
-      })
-      return item
+    // The lock first: the file cannot go meanwhile, and creators count one after another.
+    await lockFile(ctx.db, tx, fileId)
+    const access = await requireFileAccess(tx, caller.accountId, fileId, 'write')
+    const now = Date.now()
+    const id = newId(now)
+    await kind.rows.insert(tx, newRow(id, now))
+    const row = await kind.rows.find(tx, id)
+    if (!row) throw new Error(`${kind.noun} vanished after insert`)
+    // A refusal rolls the insert back: nothing is stored, no event.
+    const grows = { items: 1, bytes: kind.rows.bytesOf(row) }
+    await checkAndAddToItemTotals(tx, fileId, kind.noun, kind.caps(ctx.config), grows)
+    const item = kind.toItem(row)
+    await this.#emit(ctx, tx, 'created', {
+      access,
+      row,
+      versions: [item],
+      data: kind.inEvent.created(item),
     })
+    return item
   }
 
   /**

@@ -1,5 +1,12 @@
 // Scene: attributes of the nodes of a file's scene tree, and where that tree is stored.
 export {
+  existingNodes,
+  globalIdsOfNodes,
+  modelOriginShift,
+  nodesOfGlobalIds,
+  sceneParents,
+} from './global-ids.ts'
+export {
   type GenerationRange,
   type NodePropertiesInput,
   propertyGeneration,

@@ -35,6 +35,7 @@ import { migration as favouritesViewLocks } from './0029_favourites_view_locks.t
 import { migration as fileLinks } from './0030_file_links.ts'
 import { migration as configurationThumbnails } from './0031_configuration_thumbnails.ts'
 import { migration as sceneProperties } from './0032_scene_properties.ts'
+import { migration as bcfOrigins } from './0033_bcf_origins.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -79,4 +80,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0030_file_links', migration: fileLinks },
   { name: '0031_configuration_thumbnails', migration: configurationThumbnails },
   { name: '0032_scene_properties', migration: sceneProperties },
+  { name: '0033_bcf_origins', migration: bcfOrigins },
 ]

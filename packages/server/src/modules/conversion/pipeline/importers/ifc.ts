@@ -11,6 +11,7 @@ import { Document } from '@gltf-transform/core'
 import { IfcAPI, LogLevel, type PlacedGeometry } from 'web-ifc'
 import { pipelineLogger } from '../io.ts'
 import { attachProperties, noteTruncation } from '../node-properties.ts'
+import type { NodeProperties } from '../properties.ts'
 import { ConversionError, type Importer } from '../types.ts'
 import { materialPalette, type Rgba, trianglePrimitive } from './cad-geometry.ts'
 import { ifcProperties } from './ifc-properties.ts'
@@ -126,7 +127,26 @@ function buildDocument(api: IfcAPI, modelID: number, stem: string): Document {
     const node = nodes.get(expressID)
     if (node) attachProperties(node, properties)
   }
+  for (const root of roots) attachProperties(root, originShift(api, modelID))
   return document
+}
+
+/**
+ * How far COORDINATE_TO_ORIGIN moved the model, in IFC's world (Z up, metres), on the project's node
+ * as `IFC` `originShift.x/y/z`: the file's own coordinates are the shown ones (turned back to Z up)
+ * plus it. BCF viewpoints are written in the file's coordinates with it (modules/bcf/geometry.ts).
+ * Nothing when the model was not moved.
+ */
+function originShift(api: IfcAPI, modelID: number): NodeProperties {
+  const matrix = api.GetCoordinationMatrix(modelID)
+  // The translation web-ifc applied, in its Y-up output: (x, y, z) there is (x, −z, y) in IFC.
+  const [tx = 0, ty = 0, tz = 0] = matrix.slice(12, 15)
+  if (Math.hypot(tx, ty, tz) < 1e-9) return { groups: {}, units: {} }
+  const shift = { 'originShift.x': -tx, 'originShift.y': tz, 'originShift.z': -ty }
+  return {
+    groups: { IFC: shift },
+    units: { IFC: { 'originShift.x': 'm', 'originShift.y': 'm', 'originShift.z': 'm' } },
+  }
 }
 
 /**
