@@ -28,11 +28,15 @@ function version(entries: Entries): '2.1' | '3.0' {
   throw new AppError('BCF_INVALID', `BCF ${id ?? '(no VersionId)'} is not read; send BCF 2.1 or 3.0.`)
 }
 
+const YEAR_1 = Date.parse('0001-01-01T00:00:00Z')
+const YEAR_9999_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 function dateOf(value: string | undefined, note: Note, what: string): number | undefined {
   if (value === undefined || value.trim() === '') return undefined
   const ms = Date.parse(value.trim())
-  if (Number.isFinite(ms)) return ms
-  note(`${what}: the date "${value.trim().slice(0, 40)}" is not a date and was left out`)
+  // Years 1 to 9999: what xs:dateTime writes back without a sign or a fifth digit.
+  if (ms >= YEAR_1 && ms <= YEAR_9999_END) return ms
+  note(`${what}: the date "${value.trim().slice(0, 40)}" is not a date of years 1–9999 and was left out`)
   return undefined
 }
 
