@@ -19,6 +19,7 @@ import { globalIdsOfNodes, modelOriginShift, sceneParents } from '../scene/index
 import { TESSERA_SYSTEM } from './components.ts'
 import { boxToBcf, cameraToBcf, DEFAULT_ASPECT, NO_SHIFT, type Pose, planeToBcf } from './geometry.ts'
 import { derivedGuid } from './guids.ts'
+import { BCF_MAX_COMPONENTS } from './limits.ts'
 import {
   type BcfComment,
   type BcfComponent,
@@ -49,7 +50,10 @@ async function subtrees(db: Executor, fileId: string, views: ConfigurationRecord
   if (!views.some((view) => viewParts(view).hidden.length > 0)) return (node: string) => [node]
   const children = new Map<string, string[]>()
   for (const [node, parent] of await sceneParents(db, fileId)) {
-    if (parent !== null) children.set(parent, [...(children.get(parent) ?? []), node])
+    if (parent === null) continue
+    const siblings = children.get(parent)
+    if (siblings) siblings.push(node)
+    else children.set(parent, [node])
   }
   return (node: string) => {
     const out: string[] = []
@@ -127,7 +131,10 @@ function viewTopic(c: ConfigurationRecordShape, snapshot: Snapshot | undefined, 
     ...(camera ? { camera } : {}),
     selection: parts.selected.map((node) => component(node, sources)),
     defaultVisibility: true,
-    exceptions: [...new Set(parts.hidden.flatMap(sources.subtree))].map((node) => component(node, sources)),
+    // At most what an import reads of one viewpoint, so an export always comes back in.
+    exceptions: [...new Set(parts.hidden.flatMap(sources.subtree))]
+      .slice(0, BCF_MAX_COMPONENTS - parts.selected.length)
+      .map((node) => component(node, sources)),
     planes: [
       ...parts.planes.map((plane) => planeToBcf(plane, sources.shift)),
       ...(parts.box ? boxToBcf(parts.box, sources.shift) : []),
