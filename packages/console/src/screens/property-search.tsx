@@ -34,32 +34,20 @@ function QueryForm(props: { search: PropertySearch }) {
         void search.find()
       }}
     >
-      <label for="property-group">Group</label>
-      <input
+      <Suggested
         id="property-group"
-        list="property-groups"
-        autocomplete="off"
+        label="Group"
         value={query.group}
-        onInput={(e) => set({ group: e.currentTarget.value })}
+        options={[...catalogue.keys()]}
+        onInput={(group) => set({ group })}
       />
-      <datalist id="property-groups">
-        {[...catalogue.keys()].map((g) => (
-          <option key={g} value={g} />
-        ))}
-      </datalist>
-      <label for="property-name">Property</label>
-      <input
+      <Suggested
         id="property-name"
-        list="property-names"
-        autocomplete="off"
+        label="Property"
         value={query.name}
-        onInput={(e) => set({ name: e.currentTarget.value })}
+        options={[...(names?.keys() ?? [])]}
+        onInput={(name) => set({ name })}
       />
-      <datalist id="property-names">
-        {[...(names?.keys() ?? [])].map((n) => (
-          <option key={n} value={n} />
-        ))}
-      </datalist>
       <label for="property-op">Comparison</label>
       <select
         id="property-op"
@@ -138,6 +126,34 @@ function FoundActions(props: {
         </button>
       </form>
     </fieldset>
+  )
+}
+
+/** A labelled text field suggesting `options` (a datalist), any text allowed. */
+function Suggested(props: {
+  id: string
+  label: string
+  value: string
+  options: string[]
+  onInput: (value: string) => void
+}) {
+  const list = `${props.id}-options`
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        list={list}
+        autocomplete="off"
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+      <datalist id={list}>
+        {props.options.map((option) => (
+          <option key={option} value={option} />
+        ))}
+      </datalist>
+    </>
   )
 }
 
