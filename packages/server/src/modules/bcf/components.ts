@@ -3,7 +3,7 @@
 // (OriginatingSystem "Tessera", AuthoringToolId the node ID: the same model converts to the same IDs,
 // docs/conversion.md). What the model does not have is reported, once each.
 import type { Executor } from '../../platform/db/index.ts'
-import { existingNodes, modelOriginShift, nodesOfGlobalIds, sceneParents } from '../scene/index.ts'
+import { existingNodeIds, modelOriginShift, nodesOfGlobalIds, sceneParents } from '../scene/index.ts'
 import { NO_SHIFT } from './geometry.ts'
 import type { BcfComponent, BcfPackage, BcfViewpoint, Vec3 } from './model.ts'
 
@@ -62,7 +62,7 @@ export async function resolveComponents(db: Executor, fileId: string, bcf: BcfPa
     ...new Set(all.flatMap((c) => (!c.ifcGuid && isTessera(c) ? [c.authoringToolId as string] : []))),
   ]
   const byGuid = await nodesOfGlobalIds(db, fileId, guids)
-  const existing = await existingNodes(db, fileId, ids)
+  const existing = await existingNodeIds(db, fileId, ids)
   const parents = viewpoints.some((v) => !v.defaultVisibility) ? await sceneParents(db, fileId) : new Map()
   const nodeOf = (c: BcfComponent) => {
     if (c.ifcGuid) return byGuid.get(c.ifcGuid)

@@ -1,17 +1,10 @@
 // The nodes of a file's scene by their IFC GlobalId (the `IFC` group's `GlobalId` model property),
 // and the tree's shape: what a BCF file names components by (modules/bcf). Lists are read in chunks
-// so that no statement carries more than CHUNK parameters (SQLite's limit is 32,766).
+// (repository.ts) so that no statement carries too many parameters (SQLite's limit is 32,766).
 import type { Executor } from '../../platform/db/index.ts'
 import { searchedText } from './properties.ts'
 import { keyIdsOf, publishedRevision } from './property-rows.ts'
-
-const CHUNK = 500
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
-  return out
-}
+import { chunks } from './repository.ts'
 
 async function globalIdKeys(db: Executor, fileId: string) {
   const set = await publishedRevision(db, fileId)
@@ -75,25 +68,6 @@ export async function nodesOfGlobalIds(
       const text = asText(row.value)
       if (text !== null && wanted.has(text) && !found.has(text)) found.set(text, row.node_id)
     }
-  }
-  return found
-}
-
-/** Which of `nodeIds` the file's scene tree has. */
-export async function existingNodes(
-  db: Executor,
-  fileId: string,
-  nodeIds: readonly string[],
-): Promise<Set<string>> {
-  const found = new Set<string>()
-  for (const chunk of chunks([...new Set(nodeIds)])) {
-    const rows = await db
-      .selectFrom('scene_nodes')
-      .select('node_id')
-      .where('file_id', '=', fileId)
-      .where('node_id', 'in', chunk)
-      .execute()
-    for (const row of rows) found.add(row.node_id)
   }
   return found
 }

@@ -1,6 +1,5 @@
 // Scene: attributes of the nodes of a file's scene tree, and where that tree is stored.
 export {
-  existingNodes,
   globalIdsOfNodes,
   modelOriginShift,
   nodesOfGlobalIds,
@@ -14,6 +13,7 @@ export {
   publishSceneProperties,
   stageSceneProperties,
 } from './properties.ts'
+export { existingNodeIds } from './repository.ts'
 export { sceneRoutes } from './routes.ts'
 export {
   replaceSceneTree,

@@ -5,7 +5,8 @@ import type { SceneNodesTable } from './tables.ts'
 // Keeps every statement well below the bind-parameter limits of both dialects.
 const CHUNK = 200
 
-function chunks<T>(items: readonly T[]): T[][] {
+/** `items` in parts of CHUNK: the IN lists of one statement. */
+export function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = []
   for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
   return out
