@@ -1,8 +1,13 @@
 // BCF (buildingSMART's BIM Collaboration Format) out and in: a file's annotations and saved views as
 // a BCF 3.0 .bcfzip, and a BCF 2.1 or 3.0 file into them (docs/api.md, "BCF"). Files.exportBcf and
 // Files.importBcf call these.
+
+import { TesseraError } from './errors.ts'
 import { type ApiClient, unwrap, unwrapWithResponse } from './http.ts'
 import type { BcfImport } from './types.ts'
+
+/** The largest BCF import the server takes (its modules/bcf/limits.ts BCF_MAX_BYTES). */
+const BCF_MAX_BYTES = 32 * 1024 * 1024
 
 export interface BcfOptions {
   signal?: AbortSignal
@@ -44,6 +49,15 @@ export async function importBcf(
   options: BcfOptions,
 ): Promise<BcfImport> {
   const body = zipBlob(zip)
+  if (body.size > BCF_MAX_BYTES) {
+    // The server answers 413 from the Content-Length and closes while the body is still being
+    // sent: a client can then see the connection end instead of the answer. Said here, unsent.
+    throw new TesseraError({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      detail: `The BCF file has ${body.size} bytes; the server takes at most ${BCF_MAX_BYTES} (docs/api.md, "BCF").`,
+    })
+  }
   const call = api.POST('/file/{id}/bcf', {
     params: { path: { id } },
     // The schema calls the body a string; it is the zip's bytes, sent as they are.
