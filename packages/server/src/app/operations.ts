@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onRequestHo
 import type { Registry } from 'prom-client'
 import { Type } from 'typebox'
 import { createDeliveryMetrics, type DeliveryMetrics } from '../delivery/index.ts'
+import { registerListingCacheMetrics } from '../modules/files/index.ts'
 import type { AppContext } from '../platform/context.ts'
 import { ping } from '../platform/db/index.ts'
 import { AppError } from '../platform/errors.ts'
@@ -35,6 +36,7 @@ export function operationsRoutes(
   // Per app, never prom-client's global registry: several apps may share a process.
   const registry = createMetricsRegistry()
   if (withMetrics) protectedMetricsRoute(app, registry, ctx.config.metricsToken)
+  registerListingCacheMetrics(registry, ctx)
   return { deliveryMetrics: createDeliveryMetrics(registry, ctx.db), registry }
 }
 

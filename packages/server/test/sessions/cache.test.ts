@@ -200,7 +200,7 @@ async function silentlySupersede(
   await admin.query('commit')
 }
 
-/** Waits (up to 10 s) until `count` row-change LISTEN connections of the schema are up. */
+/** Waits (up to 10 s) until `count` row-change LISTEN connections of the schema have a feed registered. */
 async function listenersUp(url: string, schema: string | undefined, count: number) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -208,7 +208,7 @@ async function listenersUp(url: string, schema: string | undefined, count: numbe
     for (let i = 0; i < 500; i++) {
       // A feed registers itself once its LISTEN is answered (platform/db/row-sync.ts).
       const { rows } = await client.query<{ n: string }>(
-        `select count(*) as n from ${schema ?? 'public'}.auth_listeners l join pg_stat_activity a
+        `select count(distinct l.pid) as n from ${schema ?? 'public'}.auth_listeners l join pg_stat_activity a
            on a.pid = l.pid and a.backend_start = l.backend_start where a.application_name = $1`,
         [`tessera-listen:${schema}`],
       )

@@ -9,6 +9,7 @@ export {
   requireFileAccess,
 } from './access.ts'
 export { onFileAccessChanged } from './access-notices.ts'
+export { registerListingCacheMetrics } from './listing/metrics.ts'
 export { lockFile } from './locks.ts'
 export { checkAccountQuota, lockAccountQuota } from './quota.ts'
 export { setShareLink } from './repository.ts'

@@ -9,6 +9,7 @@ import { AppError } from '../../platform/errors.ts'
 import { dropFileJobs } from '../../platform/job-queue.ts'
 import { requireFileAccess, roleOf } from './access.ts'
 import { fileAccessChanged } from './access-notices.ts'
+import { listingsChanged } from './listing/changes.ts'
 import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revisions/repository.ts'
@@ -82,6 +83,7 @@ export async function deleteFile(ctx: AppContext, accountId: string, fileId: str
   })
   // Its live sessions end now, not at their next re-check (access-notices.ts).
   fileAccessChanged(db, fileId)
+  await listingsChanged(ctx)
   for (const key of blobKeys) await discardBlob(ctx, key)
   await removePrunedRevisions(ctx, revisions)
 }

@@ -15,7 +15,7 @@ import type { FileViewShape } from './views.ts'
 const texts = new WeakMap<FileViewShape, string>()
 
 /** The view's JSON text, written once per view object. */
-function fileViewText(view: FileViewShape): string {
+export function fileViewText(view: FileViewShape): string {
   let text = texts.get(view)
   if (text === undefined) {
     text = JSON.stringify(view)

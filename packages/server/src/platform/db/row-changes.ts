@@ -5,7 +5,7 @@
 // - SQLite: a TEMP trigger on this connection calls into JavaScript inside the writing statement
 //   (changes by this process, at once); `PRAGMA data_version` moves when another process (the CLI
 //   beside the server) commits anything, and then the whole cache is dropped.
-// - PostgreSQL: triggers (migration 0016) NOTIFY in the writing transaction; the database's LISTEN
+// - PostgreSQL: triggers (migrations 0016, 0034) NOTIFY in the writing transaction; the database's LISTEN
 //   connection (notifications.ts) reports them after commit. While that connection is down nothing
 //   is covered (callers read rows), and on every (re)connect the cache is dropped: notifications
 //   may have been missed.
@@ -15,9 +15,11 @@ import type { NotificationSubscriber, PgNotifications } from './notifications.ts
 import type { Database } from './schema.ts'
 
 /**
- * A table whose updates and deletes are reported (by `id`). On PostgreSQL the table needs a NOTIFY
- * trigger (migration 0016 adds them to `sessions` and `accounts`; another table needs its own
- * migration); on SQLite the feed adds a TEMP trigger itself.
+ * A table whose changes are reported by a key of the row. On PostgreSQL the table needs a NOTIFY
+ * trigger, which says which changes and which key: migration 0016 reports updates and deletes of
+ * `sessions` and `accounts` by `id`; migration 0034 every change of `files` by `owner_id` and of
+ * `file_shares` by `account_id`. On SQLite the feed adds TEMP triggers itself, for updates and
+ * deletes by `id` (no SQLite cache watches another table).
  */
 export type WatchedTable = keyof Database & string
 /**
@@ -40,9 +42,9 @@ const REGISTER_FEED = `with gone as (delete from auth_listeners l where l.backen
 const UNREGISTER_FEED = 'delete from auth_listeners where feed_id = $1'
 
 export interface RowChangeListener {
-  /** The tables whose changes this listener hears of (each with an `id` column). */
+  /** The tables whose changes this listener hears of (WatchedTable says by which key). */
   readonly watchedTables: readonly WatchedTable[]
-  /** A row of one of `watchedTables` was updated or deleted (by this process or another). */
+  /** A row of one of `watchedTables` changed (by this process or another); `id` is its reported key. */
   changed(table: WatchedTable, id: string): void
   /** Changes may have been missed (feed lost or regained, another process wrote): forget everything. */
   reset(): void
@@ -124,15 +126,28 @@ export function sqliteRowWatcher(database: SqliteDatabase.Database): WatchRows {
   }
 }
 
-/** PostgreSQL: a feed per listener, on the database's shared LISTEN connection. */
+/**
+ * PostgreSQL: one feed per connection of notifications (one row in auth_listeners, one
+ * acknowledgement per sync), shared by every listener on it; it stops with its last listener.
+ */
 export function pgRowWatcher(notifications: PgNotifications): WatchRows {
+  let feed: PgRowFeed | null = null
   return (listener, log) => {
-    const feed = new PgRowFeed(notifications, listener, log)
-    feed.start()
+    if (feed === null) {
+      feed = new PgRowFeed(notifications, log)
+      feed.start()
+    }
+    const joined = feed
+    joined.listeners.add(listener)
     return {
-      covered: () => feed.live,
+      covered: () => joined.live,
       settle: afterPoll,
-      stop: () => feed.stop(),
+      async stop() {
+        joined.listeners.delete(listener)
+        if (joined.listeners.size > 0) return
+        if (feed === joined) feed = null
+        await joined.stop()
+      },
     }
   }
 }
@@ -164,17 +179,18 @@ class PgRowFeed implements NotificationSubscriber {
   #epoch = 0
 
   readonly notifications: PgNotifications
-  readonly listener: RowChangeListener
+  /** Whom it reports to; a listener that joins a live feed hears every change from then on. */
+  readonly listeners = new Set<RowChangeListener>()
+  /** The first listener's log (the app's). */
   readonly log: (message: string, error: unknown) => void
 
-  constructor(
-    notifications: PgNotifications,
-    listener: RowChangeListener,
-    log: (message: string, error: unknown) => void,
-  ) {
+  constructor(notifications: PgNotifications, log: (message: string, error: unknown) => void) {
     this.notifications = notifications
-    this.listener = listener
     this.log = log
+  }
+
+  #resetAll(): void {
+    for (const listener of this.listeners) listener.reset()
   }
 
   start(): void {
@@ -200,19 +216,21 @@ class PgRowFeed implements NotificationSubscriber {
         .catch((error: unknown) => this.log('could not acknowledge a row-change sync', error))
       return
     }
-    if (kind === ACK_KIND || !this.listener.watchedTables.includes(kind as WatchedTable)) return
-    this.listener.changed(kind as WatchedTable, id)
+    if (kind === ACK_KIND) return
+    for (const listener of this.listeners) {
+      if (listener.watchedTables.includes(kind as WatchedTable)) listener.changed(kind as WatchedTable, id)
+    }
   }
 
   up(): void {
     // Rows cached before this point may have changed unreported.
-    this.listener.reset()
+    this.#resetAll()
     // Covered only once registered: until then writers would not wait for this feed.
     const epoch = ++this.#epoch
     this.notifications.query(REGISTER_FEED, [this.id]).then(
       (rows) => {
         if (rows === null || !this.#unsubscribe || epoch !== this.#epoch) return
-        this.listener.reset()
+        this.#resetAll()
         this.live = true
       },
       (error: unknown) => this.log('could not register the row-change feed; reading rows', error),
@@ -222,7 +240,7 @@ class PgRowFeed implements NotificationSubscriber {
   down(error: Error | null): void {
     this.#epoch++
     this.live = false
-    this.listener.reset()
+    this.#resetAll()
     if (error && this.#unsubscribe) {
       this.log('row-change LISTEN connection lost; reading rows until it is back', error)
     }

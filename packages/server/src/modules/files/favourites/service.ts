@@ -10,6 +10,7 @@ import { AppError } from '../../../platform/errors.ts'
 import { isId } from '../../../platform/ids.ts'
 import { checkPageLimit, keyCursor, pageOfRows, pageStart } from '../../../platform/paging.ts'
 import { requireFileAccess, roleOf } from '../access.ts'
+import { listingsChanged } from '../listing/changes.ts'
 import { LISTING_PAGE_MAX } from '../listing/service.ts'
 import { lockFile } from '../locks.ts'
 import { refreshRecordLists } from '../record-lists.ts'
@@ -39,7 +40,7 @@ export async function starFile(ctx: AppContext, accountId: string, fileId: strin
   const { db } = ctx
   // Access first, outside any lock: a stranger's call takes no lock at all.
   await requireFileAccess(db.kysely, accountId, fileId, 'read')
-  return db.kysely.transaction().execute(async (tx) => {
+  const view = await db.kysely.transaction().execute(async (tx) => {
     await lockResource(db, tx, `tessera.favourites.${accountId}`)
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'read')
@@ -50,18 +51,22 @@ export async function starFile(ctx: AppContext, accountId: string, fileId: strin
     }
     return viewOf(tx, fileId, accountId)
   })
+  await listingsChanged(ctx)
+  return view
 }
 
 /** Removes the caller's star of a file they may read; unstarring an unstarred file changes nothing. */
 export async function unstarFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
   const { db } = ctx
   await requireFileAccess(db.kysely, accountId, fileId, 'read')
-  return db.kysely.transaction().execute(async (tx) => {
+  const view = await db.kysely.transaction().execute(async (tx) => {
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'read')
     if (await repo.deleteFavourite(tx, fileId, accountId)) await refreshRecordLists(tx, fileId)
     return viewOf(tx, fileId, accountId)
   })
+  await listingsChanged(ctx)
+  return view
 }
 
 /** A page of the files the caller starred, in file ID order, each as the caller sees it. */

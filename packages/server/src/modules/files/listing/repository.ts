@@ -18,14 +18,17 @@ export function directoriesBelow(db: Executor, ownerId: string, prefix: string) 
     .execute()
 }
 
-/** Files shared with the account, in file ID order after `afterId` ('' = from the start), with its role. */
+/**
+ * Files shared with the account, in file ID order after `afterId` ('' = from the start), with its role
+ * and each file's owner (whose changes move the page: postgres/cache.ts).
+ */
 export function listSharedPage(db: Executor, accountId: string, afterId: string, limit: number) {
   return db
     .selectFrom('file_shares')
     .innerJoin('files', 'files.id', 'file_shares.file_id')
     .innerJoin('accounts as owner', 'owner.id', 'files.owner_id')
     .innerJoin('accounts as uploader', 'uploader.id', 'files.user_id')
-    .select([...FILE_RECORD_COLUMNS, 'file_shares.role as share_role'])
+    .select([...FILE_RECORD_COLUMNS, 'files.owner_id', 'file_shares.role as share_role'])
     .where('file_shares.account_id', '=', accountId)
     .where('file_shares.file_id', '>', afterId)
     .orderBy('file_shares.file_id')

@@ -31,7 +31,10 @@ const listingSerializer = answerSerializer(listingText)
 export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
   fastify.addSchema(SharedFileView)
   // The database's way of reading a directory page, chosen once here (store.ts).
-  const store = listingStoreFor(ctx.db)
+  const store = listingStoreFor(ctx)
+  fastify.addHook('onClose', async () => {
+    await store.stop?.()
+  })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['files']
 
@@ -61,7 +64,7 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       const page = await listDirectoryPage(ctx, store, request.auth, path ?? '/', { limit, cursor })
       if (path === undefined) return specAnswer(page, limit !== undefined || cursor !== undefined)
       if (cursor !== undefined) return { success: true as const, ...page }
-      const folders = await listFolders(ctx, request.auth.accountId, path)
+      const folders = await listFolders(ctx, store, request.auth.accountId, path)
       return { success: true as const, ...page, folders }
     },
   )
@@ -108,7 +111,7 @@ export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
       const { limit, cursor } = request.query
       return {
         success: true as const,
-        ...(await listSharedWith(ctx, request.auth.accountId, { limit, cursor })),
+        ...(await listSharedWith(ctx, store, request.auth.accountId, { limit, cursor })),
       }
     },
   )

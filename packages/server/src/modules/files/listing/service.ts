@@ -7,7 +7,6 @@ import { checkPageLimit, keyCursor, pageOfRows, pageStart } from '../../../platf
 import { isFileName, normalizeDirectory } from '../names.ts'
 import type { ShareRoleName } from '../sharing/service.ts'
 import { type FileViewShape, toFileView } from '../views.ts'
-import * as repo from './repository.ts'
 import type { Lister, ListingStore } from './store.ts'
 
 /** Default and largest page. */
@@ -58,11 +57,16 @@ export interface Folder {
 }
 
 /** The direct sub-folders of a directory, by name, each with the files it holds (recursively). */
-export async function listFolders(ctx: AppContext, accountId: string, directory: string): Promise<Folder[]> {
+export async function listFolders(
+  ctx: AppContext,
+  store: ListingStore,
+  accountId: string,
+  directory: string,
+): Promise<Folder[]> {
   const parent = normalizeDirectory(directory)
   const prefix = parent === '/' ? '/' : `${parent}/`
   const counts = new Map<string, number>()
-  for (const row of await repo.directoriesBelow(ctx.db.kysely, accountId, prefix)) {
+  for (const row of await store.directoriesBelow(ctx.db.kysely, accountId, prefix)) {
     const name = row.parent.slice(prefix.length).split('/')[0]
     // The directory itself (root: parent "/") is not a sub-folder of itself.
     if (!name) continue
@@ -77,12 +81,13 @@ export type SharedFileShape = FileViewShape & { role: ShareRoleName }
 
 export async function listSharedWith(
   ctx: AppContext,
+  store: ListingStore,
   accountId: string,
   page: Page,
 ): Promise<{ files: SharedFileShape[]; nextCursor: string | null }> {
   const limit = pageLimit(page.limit)
   const afterId = pageStart(fileIdCursor, page.cursor) ?? ''
-  const found = await repo.listSharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
+  const found = await store.sharedPage(ctx.db.kysely, accountId, afterId, limit + 1)
   const { rows, nextCursor } = pageOfRows(found, limit, fileIdCursor, (row) => row.id)
   const files = rows.map(
     (row) => toFileView(row, row.share_role === 'editor' ? 'editor' : 'viewer') as SharedFileShape,

@@ -1,12 +1,16 @@
-// How a page of a directory is read: the one part of the listings where the two databases want
-// different queries, so one implementation per database (sqlite/store.ts, postgres/store.ts) behind
-// this interface, chosen once when the listing routes are composed (listingStoreFor), never per
-// request. Measured in docs/benchmarks.md: SQLite answers in this process, where reading the narrow
-// key columns first and whole rows only for the views not kept costs less than reading every wide
-// JSON column; on PostgreSQL that second query would be a second round trip, so one query reads all.
-import { type Db, type Executor, forDialect, type PerDialect } from '../../../platform/db/index.ts'
+// How a page of a listing is read: the part of the listings where the two databases want different
+// designs, so one implementation per database (sqlite/store.ts, postgres/store.ts) behind this
+// interface, chosen once when the listing routes are composed (listingStoreFor), never per request.
+// Measured in docs/benchmarks.md: SQLite answers in this process, where reading the narrow key
+// columns first and whole rows only for the views not kept costs less than reading every wide JSON
+// column; on PostgreSQL every read is a round trip, so pages are answered from memory while the
+// database's notifications vouch for them (postgres/cache.ts), and a miss reads all in one query.
+import type { AppContext } from '../../../platform/context.ts'
+import { type Executor, forDialect, type PerDialect } from '../../../platform/db/index.ts'
 import type { FileViewShape } from '../views.ts'
+import type { ListingCacheStats } from './postgres/cache.ts'
 import { postgresListingStore } from './postgres/store.ts'
+import type { directoriesBelow, listSharedPage } from './repository.ts'
 import { sqliteListingStore } from './sqlite/store.ts'
 
 /** Who lists: the owner of the directory (its e-mail is in the answer's records). */
@@ -25,6 +29,12 @@ interface DirectoryEntry {
   view: FileViewShape | undefined
 }
 
+/** A directory holding files, with how many (directly). */
+type DirectoryCount = Awaited<ReturnType<typeof directoriesBelow>>[number]
+
+/** A file shared with the lister, with the lister's role. */
+export type SharedRow = Awaited<ReturnType<typeof listSharedPage>>[number]
+
 export interface ListingStore {
   /**
    * Up to `limit` files of the lister's directory `parent`, in name order, after the name
@@ -37,14 +47,30 @@ export interface ListingStore {
     afterName: string,
     limit: number,
   ): Promise<DirectoryEntry[]>
+  /** Every directory of the owner below `prefix` (ending with "/") that holds files, with its file count. */
+  directoriesBelow(db: Executor, ownerId: string, prefix: string): Promise<DirectoryCount[]>
+  /** Up to `limit` files shared with the account, in file ID order after `afterId` ('' = from the start). */
+  sharedPage(db: Executor, accountId: string, afterId: string, limit: number): Promise<SharedRow[]>
+  /** The store's cache's counters, where it keeps one. */
+  readonly cacheStats?: Readonly<ListingCacheStats>
+  stop?(): Promise<void>
 }
 
-const STORES: PerDialect<ListingStore> = {
-  sqlite: sqliteListingStore,
+const STORES: PerDialect<(ctx: AppContext) => ListingStore> = {
+  sqlite: () => sqliteListingStore,
   postgres: postgresListingStore,
 }
 
-/** The listing store for `db`'s database (chosen once, when the listing routes are registered). */
-export function listingStoreFor(db: Db): ListingStore {
-  return forDialect(db, STORES)
+const stores = new WeakMap<AppContext, ListingStore>()
+
+/** The listing store for `ctx`'s database (opened once, when the listing routes are registered). */
+export function listingStoreFor(ctx: AppContext): ListingStore {
+  const store = forDialect(ctx.db, STORES)(ctx)
+  stores.set(ctx, store)
+  return store
+}
+
+/** The counters of the app's listing cache (PostgreSQL), for /metrics. */
+export function listingCacheStats(ctx: AppContext): Readonly<ListingCacheStats> | undefined {
+  return stores.get(ctx)?.cacheStats
 }

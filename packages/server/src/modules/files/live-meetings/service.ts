@@ -6,6 +6,7 @@
 import type { AppContext } from '../../../platform/context.ts'
 import { requireFileAccess } from '../access.ts'
 import { fileAccessChanged } from '../access-notices.ts'
+import { listingsChanged } from '../listing/changes.ts'
 import { lockFile } from '../locks.ts'
 import * as repo from '../repository.ts'
 import { type FileViewShape, viewOf } from '../service.ts'
@@ -28,5 +29,6 @@ export async function setLiveMeetings(
     return { view: await viewOf(tx, fileId, accountId), turnedOff: was && !allow }
   })
   if (turnedOff) fileAccessChanged(db, fileId)
+  await listingsChanged(ctx)
   return view
 }

@@ -9,6 +9,7 @@ import type { InCommit } from '../../../platform/idempotency.ts'
 import { findAccountsByEmails } from '../../accounts/index.ts'
 import { fileReaderIds, requireFileAccess } from '../access.ts'
 import { deleteFavourite, filesStarredBy } from '../favourites/repository.ts'
+import { listingsChanged } from '../listing/changes.ts'
 import { lockFile } from '../locks.ts'
 import { refreshRecordLists } from '../record-lists.ts'
 import * as repo from '../repository.ts'
@@ -78,7 +79,7 @@ export async function shareFile(
   // Access first, so that a stranger or a reader learns nothing about which e-mails exist.
   const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
   const target = await shareTarget(ctx, file.owner_email, input.email)
-  return db.kysely.transaction().execute(async (tx) => {
+  const shared = await db.kysely.transaction().execute(async (tx) => {
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'owner')
     await refuseNewShareAtCap(ctx, tx, fileId, target.id)
@@ -94,6 +95,8 @@ export async function shareFile(
     await inCommit?.(tx, view)
     return view
   })
+  await listingsChanged(ctx)
+  return shared
 }
 
 /** Owner only: takes an account's role away. 404 when the file is not shared with that account. */
@@ -106,7 +109,7 @@ export async function unshareFile(
   const { db } = ctx
   const { file } = await requireFileAccess(db.kysely, accountId, fileId, 'owner')
   const target = await shareTarget(ctx, file.owner_email, email)
-  return db.kysely.transaction().execute(async (tx) => {
+  const view = await db.kysely.transaction().execute(async (tx) => {
     await lockFile(db, tx, fileId)
     await requireFileAccess(tx, accountId, fileId, 'owner')
     if (!(await repo.deleteShare(tx, fileId, target.id))) {
@@ -118,6 +121,8 @@ export async function unshareFile(
     await emitShareEvent(ctx, tx, 'file_unshared', { fileId, ownerId: accountId, targetId: target.id })
     return viewOf(tx, fileId, accountId)
   })
+  await listingsChanged(ctx)
+  return view
 }
 
 /**

@@ -12,6 +12,7 @@ import type { InCommit } from '../../../platform/idempotency.ts'
 import { newId } from '../../../platform/ids.ts'
 import { dropPendingJobs, enqueueJob } from '../../../platform/job-queue.ts'
 import { fileReaderIds } from '../access.ts'
+import { listingsChanged } from '../listing/changes.ts'
 import { lockFile, lockFilePath } from '../locks.ts'
 import { fileKey } from '../names.ts'
 import { checkAccountQuota, lockAccountQuota } from '../quota.ts'
@@ -105,6 +106,7 @@ export async function commitUpload(
     await discardBlob(ctx, upload.blob.key)
     throw error
   }
+  await listingsChanged(ctx)
   await removePrunedRevisions(ctx, outcome.pruned)
   return justQueued(outcome.record, outcome.revisionNumber, outcome.shareToken)
 }

@@ -36,6 +36,7 @@ import { migration as fileLinks } from './0030_file_links.ts'
 import { migration as configurationThumbnails } from './0031_configuration_thumbnails.ts'
 import { migration as sceneProperties } from './0032_scene_properties.ts'
 import { migration as bcfOrigins } from './0033_bcf_origins.ts'
+import { migration as listingNotify } from './0034_listing_notify.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
 export type AnyDb = Kysely<any>
@@ -81,4 +82,5 @@ export const migrationList: readonly NamedMigration[] = [
   { name: '0031_configuration_thumbnails', migration: configurationThumbnails },
   { name: '0032_scene_properties', migration: sceneProperties },
   { name: '0033_bcf_origins', migration: bcfOrigins },
+  { name: '0034_listing_notify', migration: listingNotify },
 ]

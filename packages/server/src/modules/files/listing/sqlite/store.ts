@@ -7,6 +7,7 @@
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
 import { ownFileRecords } from '../../repository.ts'
 import { fileView, keptView } from '../../view-cache.ts'
+import { directoriesBelow, listSharedPage } from '../repository.ts'
 import type { ListingStore } from '../store.ts'
 
 // No wide JSON columns and no join: the owner is the lister, whose e-mail the lister knows; the
@@ -62,4 +63,6 @@ export const sqliteListingStore: ListingStore = {
       return { name: key.name, view: kept[i] ?? (row && fileView(row, 'owner')) }
     })
   },
+  directoriesBelow,
+  sharedPage: listSharedPage,
 }
