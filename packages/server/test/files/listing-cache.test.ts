@@ -1,4 +1,4 @@
-// Listings answered from memory on PostgreSQL (modules/files/listing/postgres/cache.ts) across
+// Listings and file records answered from memory on PostgreSQL (modules/files/listing/postgres/cache.ts) across
 // processes: two app instances on one database, each with its own pool and LISTEN connection (= two
 // processes' caches). For every write that changes a listing, the instance that wrote AND the other
 // one answer the change on their very next request (the writer waits for every feed before it
@@ -234,6 +234,68 @@ for (const dialect of dialects().filter((d) => d.name === 'postgres')) {
       })
       assert.ok(write.statusCode < 500, write.body)
       await seenByBoth(owner, ROOT, (files) => assert.deepEqual(files[0], kept))
+    })
+
+    test('a file record and its scene tree: kept, and dropped with the file or the share', async () => {
+      const owner = await signedIn(t.app)
+      const grantee = await signedIn(t.app)
+      const file = await uploadFile(t.app, owner.headers, { name: 'rec.stl' })
+      const record = (app: FastifyInstance, who: Member) =>
+        app.inject({ method: 'GET', url: `/file/${file._id}`, headers: who.headers })
+      for (const app of apps) assert.equal((await record(app, grantee)).statusCode, 404)
+      const share = await other.inject({
+        method: 'POST',
+        url: `/file/${file._id}/share`,
+        headers: owner.headers,
+        payload: { email: grantee.account.email, role: 'viewer' },
+      })
+      assert.equal(share.statusCode, 200, share.body)
+      for (const app of [...apps, ...apps])
+        assert.equal((await record(app, grantee)).json().file.role, 'viewer')
+      const shown = (await record(t.app, grantee)).json().file.updated
+      // Kept: a change that fires no trigger goes unseen.
+      await silently(admin, schema, 'update files set updated_at = updated_at + 1 where id = $1', [file._id])
+      for (const app of apps) assert.equal((await record(app, grantee)).json().file.updated, shown)
+      await silently(admin, schema, 'update files set updated_at = updated_at - 1 where id = $1', [file._id])
+
+      const editor = await t.app.inject({
+        method: 'POST',
+        url: `/file/${file._id}/share`,
+        headers: owner.headers,
+        payload: { email: grantee.account.email, role: 'editor' },
+      })
+      assert.equal(editor.statusCode, 200, editor.body)
+      for (const app of apps) assert.equal((await record(app, grantee)).json().file.role, 'editor')
+
+      // A conversion's outcome (a worker: no request waits) reaches the tree within the delay.
+      const tree = (app: FastifyInstance) =>
+        app.inject({ method: 'GET', url: `/file/${file._id}/scene-tree`, headers: grantee.headers })
+      for (const app of [...apps, ...apps]) assert.equal((await tree(app)).statusCode, 409)
+      const asset = { key: `optimized/${file._id}.glb`, size: 1, sha256: '' }
+      await markReady(t.db.kysely, file._id, {
+        roots: [],
+        optimized: asset,
+        thumbnail: null,
+        now: Date.now(),
+      })
+      for (const app of apps) {
+        const start = Date.now()
+        while ((await tree(app)).statusCode !== 200) {
+          assert.ok(Date.now() - start < WITHIN_MS, 'the tree is still not ready')
+          await sleep(2)
+        }
+      }
+
+      const revoke = await t.app.inject({
+        method: 'DELETE',
+        url: `/file/${file._id}/share/${encodeURIComponent(grantee.account.email)}`,
+        headers: owner.headers,
+      })
+      assert.equal(revoke.statusCode, 200, revoke.body)
+      for (const app of apps) {
+        assert.equal((await record(app, grantee)).statusCode, 404)
+        assert.equal((await tree(app)).statusCode, 404)
+      }
     })
 
     test('a change by another process’s SQL is seen within the notification delay', async () => {

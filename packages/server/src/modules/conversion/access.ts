@@ -3,11 +3,11 @@
 import type { AppContext } from '../../platform/context.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
-import { requireFileAccess } from '../files/index.ts'
+import { requireFileRead } from '../files/index.ts'
 import { sceneTreeJson } from '../scene/index.ts'
 
 async function readyFile(ctx: AppContext, accountId: string, fileId: string) {
-  const { file } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
+  const { file } = await requireFileRead(ctx, accountId, fileId)
   if (file.state !== 'ready' || !file.optimized_key) {
     const why = file.state === 'error' ? `its conversion failed: ${file.error}` : `it is ${file.state}`
     throw new AppError('NOT_READY', `File ${fileId} has no optimized model: ${why}.`)

@@ -25,15 +25,19 @@ export interface FileAccess {
   role: FileRole
 }
 
+/** How the file is read for an account: the row, or a kept copy of it (listing/store.ts fileForReader). */
+type FindFile = (db: Executor, fileId: string, accountId: string) => Promise<AccessibleFile | undefined>
+
 export async function requireFileAccess(
   db: Executor,
   accountId: string,
   fileId: string,
   need: FileNeed,
+  find: FindFile = findFileForAccount,
 ): Promise<FileAccess> {
   const link = linkReaderOf(accountId)
   if (link) return linkAccess(db, link.fileId, fileId, need)
-  const file = /^[0-9a-f]{24}$/.test(fileId) ? await findFileForAccount(db, fileId, accountId) : undefined
+  const file = /^[0-9a-f]{24}$/.test(fileId) ? await find(db, fileId, accountId) : undefined
   if (!file) throw new AppError('NOT_FOUND', `No file ${fileId}.`)
   const role = roleOf(file, accountId)
   if (!ALLOWED[need].includes(role)) {

@@ -15,7 +15,7 @@ export { checkAccountQuota, lockAccountQuota } from './quota.ts'
 export { setShareLink } from './repository.ts'
 export { sweepPrunedRevisions } from './revisions/service.ts'
 export { fileRoutes } from './routes.ts'
-export { discardBlob, recordOf } from './service.ts'
+export { discardBlob, recordOf, requireFileRead } from './service.ts'
 export { fileSettings } from './settings.ts'
 export { refreshRolesOfAccount } from './sharing/service.ts'
 export {

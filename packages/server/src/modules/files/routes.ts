@@ -8,6 +8,7 @@ import type { AppContext } from '../../platform/context.ts'
 import { blobResponses, sendBlob } from '../../platform/downloads.ts'
 import { favouriteRoutes } from './favourites/routes.ts'
 import { listingRoutes } from './listing/routes.ts'
+import { listingStoreFor } from './listing/store.ts'
 import { liveMeetingsRoute } from './live-meetings/routes.ts'
 import { revisionRoutes } from './revisions/routes.ts'
 import { FileAnswer, FileParams, FileRecord, FileView, Ok } from './schemas.ts'
@@ -26,7 +27,12 @@ export async function fileRoutes(
 ): Promise<void> {
   fastify.addSchema(FileRecord)
   fastify.addSchema(FileView)
-  listingRoutes(fastify, ctx)
+  // The database's way of reading listings and records, chosen once here (listing/store.ts).
+  const store = listingStoreFor(ctx)
+  fastify.addHook('onClose', async () => {
+    await store.stop?.()
+  })
+  listingRoutes(fastify, ctx, store)
   await uploadRoute(fastify, ctx, options.uploadFormat)
   oneFileRoutes(fastify, ctx)
   revisionRoutes(fastify, ctx)

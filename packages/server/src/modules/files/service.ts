@@ -7,9 +7,10 @@ import type { Executor } from '../../platform/db/index.ts'
 import type { BlobDownload } from '../../platform/downloads.ts'
 import { AppError } from '../../platform/errors.ts'
 import { dropFileJobs } from '../../platform/job-queue.ts'
-import { requireFileAccess, roleOf } from './access.ts'
+import { type FileAccess, requireFileAccess, roleOf } from './access.ts'
 import { fileAccessChanged } from './access-notices.ts'
 import { listingsChanged } from './listing/changes.ts'
+import { keptFileReader } from './listing/store.ts'
 import { lockFile } from './locks.ts'
 import * as repo from './repository.ts'
 import { pruneAllRevisions } from './revisions/repository.ts'
@@ -44,9 +45,18 @@ export async function viewOf(db: Executor, fileId: string, accountId: string): P
 // ---------------------------------------------------------------------------------------------
 // Reading, downloading, deleting
 
+/**
+ * Read access to a file, for requests that only read it (GET /file/:id, its scene tree and model):
+ * the row as the app's listing store reads it for an account, on PostgreSQL from memory
+ * (listing/store.ts); any other caller reads the row (requireFileAccess).
+ */
+export function requireFileRead(ctx: AppContext, accountId: string, fileId: string): Promise<FileAccess> {
+  return requireFileAccess(ctx.db.kysely, accountId, fileId, 'read', keptFileReader(ctx))
+}
+
 /** The file as its caller sees it (its row's part kept, view-cache.ts): what GET /file/:id answers. */
 export async function getFile(ctx: AppContext, accountId: string, fileId: string): Promise<FileViewShape> {
-  const { file, role } = await requireFileAccess(ctx.db.kysely, accountId, fileId, 'read')
+  const { file, role } = await requireFileRead(ctx, accountId, fileId)
   return fileView(file, role)
 }
 

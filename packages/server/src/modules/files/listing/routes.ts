@@ -15,7 +15,7 @@ import {
   listFolders,
   listSharedWith,
 } from './service.ts'
-import { listingStoreFor } from './store.ts'
+import type { ListingStore } from './store.ts'
 
 /**
  * The specification's answer `{success, files}` when it fits one page and the client did not page;
@@ -28,13 +28,9 @@ function specAnswer(page: DirectoryPage, paging: boolean) {
 
 const listingSerializer = answerSerializer(listingText)
 
-export function listingRoutes(fastify: FastifyInstance, ctx: AppContext): void {
+/** `store`: the database's listing store (files/routes.ts chooses it once and stops it with the app). */
+export function listingRoutes(fastify: FastifyInstance, ctx: AppContext, store: ListingStore): void {
   fastify.addSchema(SharedFileView)
-  // The database's way of reading a directory page, chosen once here (store.ts).
-  const store = listingStoreFor(ctx)
-  fastify.addHook('onClose', async () => {
-    await store.stop?.()
-  })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['files']
 

@@ -7,6 +7,7 @@
 // database's notifications vouch for them (postgres/cache.ts), and a miss reads all in one query.
 import type { AppContext } from '../../../platform/context.ts'
 import { type Executor, forDialect, type PerDialect } from '../../../platform/db/index.ts'
+import type { findFileForAccount } from '../repository.ts'
 import type { FileViewShape } from '../views.ts'
 import type { ListingCacheStats } from './postgres/cache.ts'
 import { postgresListingStore } from './postgres/store.ts'
@@ -32,8 +33,10 @@ interface DirectoryEntry {
 /** A directory holding files, with how many (directly). */
 type DirectoryCount = Awaited<ReturnType<typeof directoriesBelow>>[number]
 
+type ReadableFile = NonNullable<Awaited<ReturnType<typeof findFileForAccount>>>
+
 /** A file shared with the lister, with the lister's role. */
-export type SharedRow = Awaited<ReturnType<typeof listSharedPage>>[number]
+type SharedRow = Awaited<ReturnType<typeof listSharedPage>>[number]
 
 export interface ListingStore {
   /**
@@ -49,6 +52,11 @@ export interface ListingStore {
   ): Promise<DirectoryEntry[]>
   /** Every directory of the owner below `prefix` (ending with "/") that holds files, with its file count. */
   directoriesBelow(db: Executor, ownerId: string, prefix: string): Promise<DirectoryCount[]>
+  /**
+   * The file with its owner's and uploader's e-mails and `accountId`'s share role, if the account
+   * owns it or it is shared with them (files/access.ts requireFileAccess).
+   */
+  fileForReader(db: Executor, fileId: string, accountId: string): Promise<ReadableFile | undefined>
   /** Up to `limit` files shared with the account, in file ID order after `afterId` ('' = from the start). */
   sharedPage(db: Executor, accountId: string, afterId: string, limit: number): Promise<SharedRow[]>
   /** The store's cache's counters, where it keeps one. */
@@ -68,6 +76,11 @@ export function listingStoreFor(ctx: AppContext): ListingStore {
   const store = forDialect(ctx.db, STORES)(ctx)
   stores.set(ctx, store)
   return store
+}
+
+/** The app's way of reading a file for an account (undefined before the routes are registered: the CLI). */
+export function keptFileReader(ctx: AppContext): ListingStore['fileForReader'] | undefined {
+  return stores.get(ctx)?.fileForReader
 }
 
 /** The counters of the app's listing cache (PostgreSQL), for /metrics. */

@@ -34,9 +34,9 @@ export interface Readout<V> {
   value: V
   /**
    * The accounts whose changes invalidate it: the lister, and the owner of every file it holds (a
-   * files row is reported by its owner, a file_shares row by its account).
+   * files row is reported by its owner, a file_shares row by its account); null: not to be kept.
    */
-  accounts: readonly string[]
+  accounts: readonly string[] | null
   /** Its estimated size. */
   bytes: number
 }
@@ -137,10 +137,12 @@ export class ListingCache implements RowChangeListener {
     const startedAt = this.#clock
     const readout = await read()
     // Kept only if the feed covered the whole read and nothing the page holds changed meanwhile.
-    if (covered && (this.#watch?.covered() ?? false) && this.#unchangedSince(startedAt, readout.accounts)) {
-      this.#keep(key, { ...readout, readAt: now })
+    const { value, accounts, bytes } = readout
+    if (accounts === null) return value
+    if (covered && (this.#watch?.covered() ?? false) && this.#unchangedSince(startedAt, accounts)) {
+      this.#keep(key, { value, accounts, bytes, readAt: now })
     }
-    return readout.value
+    return value
   }
 
   /** After the notifications that already reached this process are applied: is the entry still kept? */

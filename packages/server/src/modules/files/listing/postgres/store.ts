@@ -4,11 +4,11 @@
 // rebuilt (view-cache.ts).
 import type { AppContext } from '../../../../platform/context.ts'
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
-import { ownFileRecords } from '../../repository.ts'
+import { findFileForAccount, ownFileRecords } from '../../repository.ts'
 import { fileView } from '../../view-cache.ts'
 import { fileViewText } from '../../view-text.ts'
 import { directoriesBelow, listSharedPage } from '../repository.ts'
-import type { ListingStore, SharedRow } from '../store.ts'
+import type { ListingStore } from '../store.ts'
 import { ListingCache } from './cache.ts'
 
 // Names are unique in a directory (the key owner + parent/name is), so the name is the cursor;
@@ -22,8 +22,8 @@ const directoryPage = precompiled((db, ownerId: string, parent: string, afterNam
     .limit(limit),
 )
 
-/** What a shared row costs in memory: its text, as its JSON columns are text. */
-function sharedRowBytes(row: SharedRow): number {
+/** What a row costs in memory: its text, as its JSON columns are text. */
+function rowBytes(row: object): number {
   let bytes = 0
   for (const value of Object.values(row)) bytes += typeof value === 'string' ? value.length * 2 : 8
   return bytes
@@ -47,6 +47,19 @@ export function postgresListingStore(ctx: AppContext): ListingStore {
         return { value, accounts: [lister.accountId], bytes }
       })
     },
+    fileForReader(db, fileId, accountId) {
+      // Only files the account may read are kept (a miss of any other is read every time), under
+      // the owner (its changes) and the reader (a change of their share).
+      const key = `r\0${accountId}\0${fileId}`
+      return cache.page(key, Date.now(), async () => {
+        const value = await findFileForAccount(db, fileId, accountId)
+        return {
+          value,
+          accounts: value ? [value.owner_id, accountId] : null,
+          bytes: value ? rowBytes(value) : 0,
+        }
+      })
+    },
     directoriesBelow(db, ownerId, prefix) {
       return cache.page(`f\0${ownerId}\0${prefix}`, Date.now(), async () => {
         const value = await directoriesBelow(db, ownerId, prefix)
@@ -59,7 +72,7 @@ export function postgresListingStore(ctx: AppContext): ListingStore {
       return cache.page(key, Date.now(), async () => {
         const value = await listSharedPage(db, accountId, afterId, limit)
         const owners = new Set(value.map((row) => row.owner_id))
-        const bytes = value.reduce((sum, row) => sum + sharedRowBytes(row), 0)
+        const bytes = value.reduce((sum, row) => sum + rowBytes(row), 0)
         return { value, accounts: [accountId, ...owners], bytes }
       })
     },

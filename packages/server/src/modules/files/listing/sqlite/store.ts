@@ -5,7 +5,7 @@
 // between the two queries shows its newer view; one deleted has no view (the page leaves it out,
 // while paging still follows the keys).
 import { type Executor, precompiled } from '../../../../platform/db/index.ts'
-import { ownFileRecords } from '../../repository.ts'
+import { findFileForAccount, ownFileRecords } from '../../repository.ts'
 import { fileView, keptView } from '../../view-cache.ts'
 import { directoriesBelow, listSharedPage } from '../repository.ts'
 import type { ListingStore } from '../store.ts'
@@ -64,5 +64,6 @@ export const sqliteListingStore: ListingStore = {
     })
   },
   directoriesBelow,
+  fileForReader: findFileForAccount,
   sharedPage: listSharedPage,
 }
