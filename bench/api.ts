@@ -46,7 +46,7 @@ import { type Seeded, seed } from './api-seed.ts'
 import { type EmitReport, type EmitRequest, emitAtRate } from './listen-emitter.ts'
 import { type ResultRow, record } from './results.ts'
 
-const TARGET_RATIO: Record<Dialect, number> = { sqlite: 0.6, postgres: 0.4 }
+const TARGET_RATIO: Record<Dialect, number> = { sqlite: 0.6, postgres: 0.5 }
 const WARMUP_SECONDS = 2
 const USERNAME = 'bench'
 const PASSWORD = 'benchmark password'

@@ -115,7 +115,7 @@ function apiChart(rows: HistoryRow[]): Chart {
     ],
     targets: [
       { y: 0.6, label: 'SQLite target 0.6', color: BLUE },
-      { y: 0.4, label: 'PostgreSQL target 0.4', color: VERMILLION },
+      { y: 0.5, label: 'PostgreSQL target 0.5', color: VERMILLION },
     ],
   }
 }
