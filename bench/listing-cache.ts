@@ -16,13 +16,13 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, promisify } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
+import { benchSchema, freePort } from './local.ts'
 import { type ResultRow, record } from './results.ts'
 
 const BIN = path.resolve(
@@ -46,15 +46,6 @@ type Headers = Record<string, string>
 interface Server {
   base: string
   child: ChildProcess
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as { port: number }).port
-  server.close()
-  return port
 }
 
 async function serve(env: NodeJS.ProcessEnv): Promise<Server> {
@@ -280,19 +271,17 @@ async function main(): Promise<void> {
   const url = process.env.TESSERA_DATABASE_URL
   if (!url) throw new Error('npm run bench:listing-cache needs TESSERA_DATABASE_URL (PostgreSQL)')
   const changes = Number(args.changes)
-  const schema = `bench_${randomBytes(4).toString('hex')}`
+  const created = await benchSchema(url)
+  const { schema } = created
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  const withSchema = new URL(url)
-  withSchema.searchParams.set('options', `-c search_path=${schema}`)
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-listing-'))
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TESSERA_DATA_DIR: dataDir,
     TESSERA_LOG_LEVEL: 'warn',
     TESSERA_LICENSES: '1000',
-    TESSERA_DATABASE_URL: withSchema.toString(),
+    TESSERA_DATABASE_URL: created.url,
   }
   const servers: Server[] = []
   try {
@@ -332,8 +321,8 @@ async function main(): Promise<void> {
       server.child.kill('SIGTERM')
       await once(server.child, 'exit')
     }
-    await admin.query(`drop schema if exists ${schema} cascade`)
     await admin.end()
+    await created.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -12,12 +12,12 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { freePort } from './local.ts'
 import {
   BARE_RELAY,
   connect,
@@ -41,14 +41,6 @@ const { values: args } = parseArgs({
 const RATE = Number(args.rate)
 const SECONDS = Number(args.seconds)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as { port: number }).port
-  server.close()
-  return port
-}
 
 /** User + system CPU time of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
 function cpuMs(pid: number | undefined): number {

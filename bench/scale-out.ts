@@ -16,13 +16,12 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, promisify } from 'node:util'
 import autocannon from 'autocannon'
-import pg from 'pg'
+import { benchSchema, freePort } from './local.ts'
 import { type ResultRow, record } from './results.ts'
 
 const BIN = path.resolve(
@@ -42,15 +41,6 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
   },
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as { port: number }).port
-  server.close()
-  return port
-}
 
 interface Instance {
   base: string
@@ -75,20 +65,9 @@ async function start(processes: number, dialect: string): Promise<Instance> {
   if (dialect === 'postgres') {
     const url = process.env.TESSERA_DATABASE_URL
     if (!url) throw new Error('--dialect postgres needs TESSERA_DATABASE_URL')
-    const schema = `bench_${randomBytes(4).toString('hex')}`
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    await client.query(`create schema ${schema}`)
-    await client.end()
-    const withSchema = new URL(url)
-    withSchema.searchParams.set('options', `-c search_path=${schema}`)
-    env.TESSERA_DATABASE_URL = withSchema.toString()
-    dropSchema = async () => {
-      const admin = new pg.Client({ connectionString: url })
-      await admin.connect()
-      await admin.query(`drop schema if exists ${schema} cascade`)
-      await admin.end()
-    }
+    const created = await benchSchema(url)
+    env.TESSERA_DATABASE_URL = created.url
+    dropSchema = created.drop
   }
   const child = spawn(process.execPath, [BIN, 'serve', '--processes', String(processes)], {
     env,

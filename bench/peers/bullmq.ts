@@ -5,22 +5,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Queue, Worker } from 'bullmq'
+import { freePort } from '../local.ts'
 import { type PeerJob, PeerSender, peerJob, type System, type SystemOptions } from './common.ts'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : 0
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 async function startRedis(): Promise<{ port: number; child: ChildProcess; dir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-redis-'))
