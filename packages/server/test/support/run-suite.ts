@@ -28,6 +28,7 @@ const SERIAL = new Set([
   'cli/serve-processes', // median latency across processes < 800 ms
   'delivery/fairness', // p99 under load against a measured baseline
   'platform/db-sqlite', // the event loop is never held for 1 s
+  'platform/group-commit', // the same, and COMMITs counted within a group's 4 ms
   'live/auth', // a revoked share, a disabled account, a superseded session close within 1 s
   'live/guests', // a revoked link closes its guests within 1 s
   'live/live-meetings', // public meetings turned off or a deleted file close within 1 s, across processes

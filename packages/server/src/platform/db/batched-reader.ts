@@ -20,7 +20,8 @@ interface PendingRead {
  * transaction: one lock for the whole turn's requests. Every read still reads the database
  * afresh, after its request arrived; nothing is cached. If a write transaction is open on the
  * connection at that moment, the reads go through Kysely and queue behind it, so they never see
- * uncommitted writes.
+ * uncommitted writes (a commit group still open when their turn comes commits first:
+ * sqlite-group-commit.ts).
  *
  * The statements answer value arrays (see prepared-read.ts). One statement per precompiled query
  * (a fixed set), kept for the life of the connection.

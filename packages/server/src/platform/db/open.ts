@@ -17,7 +17,7 @@ import { registerDirectRead } from './precompiled.ts'
 import { pgRowWatcher, sqliteRowWatcher } from './row-changes.ts'
 import { pgRowSync } from './row-sync.ts'
 import type { Database } from './schema.ts'
-import { ImmediateSqliteDialect } from './sqlite-driver.ts'
+import { GroupCommitSqliteDialect } from './sqlite-driver.ts'
 import { BUSY_TIMEOUT_MS } from './sqlite-lock-wait.ts'
 import { withStatementCache } from './statement-cache.ts'
 import { TransactionEndCallbacks, transactionRunner } from './transactions.ts'
@@ -43,7 +43,7 @@ function openSqlite(dataDir: string): Db {
   const statements = withStatementCache(database)
   const ends = new TransactionEndCallbacks(database)
   const kysely = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: statements }, ends),
+    dialect: new GroupCommitSqliteDialect(statements, ends),
   })
   registerDirectRead(kysely, directReader(database, kysely))
   return {
@@ -51,7 +51,7 @@ function openSqlite(dataDir: string): Db {
     dialect: 'sqlite',
     jobStore: sqliteJobStore,
     whenTransactionEnds: (callback) => ends.add(callback),
-    runInTransaction: transactionRunner(database),
+    runInTransaction: transactionRunner(ends),
     watchRows: sqliteRowWatcher(database),
     description: `sqlite:${file}`,
     async close() {

@@ -29,6 +29,13 @@ export function lockWaitingBegin(database: SqliteDatabase.Database, timeoutMs = 
   const begin = database.prepare('begin immediate')
   const noWait = database.prepare('pragma busy_timeout = 0')
   const wait = database.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  // SQLite sets the timeout of `pragma busy_timeout = N` while compiling the statement, and
+  // compiles a pragma's statement anew before every run but its first: so preparing sets the
+  // timeout, the first run does nothing, and every later run sets it. Both first runs go here,
+  // leaving the timeout the last prepare set (BUSY_TIMEOUT_MS); without them the connection's first
+  // `begin` would wait for another process's lock in SQLite's busy handler, on the event loop.
+  noWait.run()
+  wait.run()
   /** null once the transaction is open; the SQLITE_BUSY error while another process writes. */
   const tryBegin = (): Error | null => {
     noWait.run()

@@ -5,9 +5,16 @@ import { sql } from 'kysely'
 import { asPreparedRead, type PreparedRead, rowsOf } from './prepared-read.ts'
 import type { Db, DirectResult, Tx } from './types.ts'
 
-/** Callbacks waiting for the end of the open SQLite transaction (Db.whenTransactionEnds). */
+export type EndCallback = (committed: boolean) => void
+
+/**
+ * Callbacks of the transaction whose body runs on the SQLite connection (Db.whenTransactionEnds).
+ * The driver collects them per transaction (start, take) and runs them at that transaction's
+ * outcome, which with group commit may come after later transactions ran (sqlite-group-commit.ts).
+ */
 export class TransactionEndCallbacks {
-  #waiting: Array<(committed: boolean) => void> = []
+  /** The running transaction's callbacks; null while no transaction body runs. */
+  #collecting: EndCallback[] | null = null
 
   readonly database: SqliteDatabase.Database
 
@@ -15,25 +22,56 @@ export class TransactionEndCallbacks {
     this.database = database
   }
 
-  add(callback: (committed: boolean) => void): void {
-    if (!this.database.inTransaction) throw new Error('whenTransactionEnds needs an open transaction')
-    this.#waiting.push(callback)
+  /** Whether a transaction's body runs on the connection now. */
+  get running(): boolean {
+    return this.#collecting !== null
   }
 
-  run(committed: boolean): void {
-    const waiting = this.#waiting
-    if (waiting.length === 0) return
-    this.#waiting = []
-    for (const callback of waiting) callback(committed)
+  add(callback: EndCallback): void {
+    if (this.#collecting === null) throw new Error('whenTransactionEnds needs an open transaction')
+    this.#collecting.push(callback)
+  }
+
+  /** A transaction's body starts: callbacks added from now on are its own. */
+  start(): void {
+    this.#collecting = []
+  }
+
+  /** Its body is over: its callbacks, for its outcome. */
+  take(): EndCallback[] {
+    const callbacks = this.#collecting ?? []
+    this.#collecting = null
+    return callbacks
   }
 }
 
-/** Db.runInTransaction: statements prepared once per text (a fixed set), rows built from arrays. */
-export function transactionRunner(database: SqliteDatabase.Database) {
+/**
+ * Calls every callback, even after one threw (other transactions' outcomes must not depend on it);
+ * answers the first error thrown, if any.
+ */
+export function runEndCallbacks(callbacks: readonly EndCallback[], committed: boolean): unknown {
+  let thrown: unknown
+  for (const callback of callbacks) {
+    try {
+      callback(committed)
+    } catch (error) {
+      thrown ??= error
+    }
+  }
+  return thrown
+}
+
+/**
+ * Db.runInTransaction: statements prepared once per text (a fixed set), rows built from arrays.
+ * Only inside a transaction's body: between two members of a commit group the connection's
+ * SQLite transaction is open too, but it is nobody's to write in.
+ */
+export function transactionRunner(ends: TransactionEndCallbacks) {
+  const { database } = ends
   // A statement that returns rows is kept as a PreparedRead, any other as itself.
   const prepared = new Map<string, { read: PreparedRead } | { write: SqliteDatabase.Statement }>()
   return (sqlText: string, parameters: readonly unknown[]): DirectResult => {
-    if (!database.inTransaction) throw new Error('runInTransaction needs an open transaction')
+    if (!ends.running) throw new Error('runInTransaction needs an open transaction')
     let entry = prepared.get(sqlText)
     if (entry === undefined) {
       const statement = database.prepare(sqlText)

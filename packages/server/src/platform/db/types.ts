@@ -16,9 +16,10 @@ export interface Db {
   /** What the job queue and the workers' wake-ups do on this database (job-store.ts). */
   jobStore: JobStore
   /**
-   * SQLite only: calls `callback` once the write transaction open on the connection ends, with
-   * whether it committed. Only a caller running inside that transaction may use it (SQLite has one
-   * connection, and transactions on it run one after another, so that transaction is the caller's).
+   * SQLite only: calls `callback` once the caller's write transaction ends, with whether it
+   * committed: at the COMMIT of its commit group (sqlite-group-commit.ts), or at once when it rolls
+   * back. Only a caller running inside that transaction may use it (SQLite has one connection, and
+   * transaction bodies on it run one after another, so the body running is the caller's).
    */
   whenTransactionEnds?: (callback: (committed: boolean) => void) => void
   /**
