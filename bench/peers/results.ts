@@ -59,7 +59,7 @@ function targetRatios(figures: Figures[], producers: number): ResultRow[] {
       value,
       unit: 'ratio',
       ratio: value,
-      target: 2,
+      target: 1.5,
       ...systemOf(sqlite.name),
       producers,
       baseline: 'BullMQ events/s in the same run',

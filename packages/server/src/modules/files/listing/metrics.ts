@@ -8,14 +8,11 @@ import { listingCacheStats } from './store.ts'
 type CountedStat = 'hits' | 'misses' | 'invalidations' | 'resets' | 'evictions'
 
 const COUNTERS: ReadonlyArray<[CountedStat, string]> = [
-  ['hits', 'Listing pages answered from memory'],
-  ['misses', 'Listing pages read from the database'],
-  ['invalidations', 'Listing pages dropped because a row they hold changed'],
-  [
-    'resets',
-    'Times every listing page was dropped (notification connection lost or back, an account changed)',
-  ],
-  ['evictions', 'Listing pages dropped for room (entry or byte bound)'],
+  ['hits', 'Listing pages and file rows answered from memory'],
+  ['misses', 'Listing pages and file rows read from the database'],
+  ['invalidations', 'Kept pages and rows dropped because a row they hold changed'],
+  ['resets', 'Times everything kept was dropped (notification connection lost or back, an account changed)'],
+  ['evictions', 'Kept pages and rows dropped for room (entry or byte bound)'],
 ]
 
 export function registerListingCacheMetrics(registry: Registry, ctx: AppContext): void {
@@ -32,8 +29,8 @@ export function registerListingCacheMetrics(registry: Registry, ctx: AppContext)
     })
   }
   for (const [stat, help] of [
-    ['entries', 'Listing pages kept'],
-    ['bytes', 'Estimated bytes of the listing pages kept'],
+    ['entries', 'Listing pages and file rows kept'],
+    ['bytes', 'Estimated bytes of what is kept'],
   ] as const) {
     new Gauge({
       name: `tessera_listing_cache_${stat}`,
