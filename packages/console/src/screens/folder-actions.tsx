@@ -1,6 +1,6 @@
 // The Files toolbar's actions: "New folder" (an inline form: Enter creates, Esc cancels, a bad
 // name is explained under the field) and "Upload files" (the picker).
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { folderUrl, navigate } from '../router.ts'
 import { newFolderPath, rememberFolder } from './folders.ts'
 
@@ -8,7 +8,8 @@ function NewFolderForm(props: { folder: string; onClose: (created: boolean) => v
   const [name, setName] = useState('')
   const [error, setError] = useState('')
   const input = useRef<HTMLInputElement>(null)
-  useEffect(() => input.current?.focus(), [])
+  // Before the first paint, as the sign-in field: typing right after "New folder" reaches the field.
+  useLayoutEffect(() => input.current?.focus(), [])
 
   function submit(e: Event): void {
     e.preventDefault()

@@ -2,7 +2,7 @@
 // it has one), then shows the viewer read-only under a "Viewing through a link" banner. A link that
 // is unknown, revoked, rotated, expired or whose file is gone says so in words, also when it ends
 // while open (the SDK's renewal hears it).
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, client } from '../api/index.ts'
 import { Notice } from '../ui/notice.tsx'
 import { describeError } from '../util.ts'
@@ -109,7 +109,8 @@ function GuestGate(props: {
 function PasswordForm(props: { error: string; onSubmit: (password: string) => void }) {
   const [password, setPassword] = useState('')
   const field = useRef<HTMLInputElement>(null)
-  useEffect(() => field.current?.focus(), [props.error])
+  // Before the first paint: a guest types the password as soon as the form (or its error) shows.
+  useLayoutEffect(() => field.current?.focus(), [props.error])
   return (
     <form
       class="card"

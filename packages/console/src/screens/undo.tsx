@@ -4,7 +4,7 @@
 // back as it was: same ID, author, date and place in the list (a re-created copy would be none of
 // those). The Undo button takes the focus (the deleted item's buttons are gone), and the time stops
 // running while the focus or the pointer is on the notice (WCAG 2.2.1).
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../util.ts'
 
 const UNDO_MS = 10_000
@@ -81,7 +81,9 @@ export function useDeferredDelete(onSent: () => void) {
 function UndoNotice(props: { text: string; onUndo: () => void; onClose: () => void }) {
   const button = useRef<HTMLButtonElement>(null)
   const [held, setHeld] = useState(false)
-  useEffect(() => button.current?.focus(), [])
+  // Before the first paint (a layout effect): the notice never shows without the focus on Undo, so
+  // an Enter pressed as soon as it appears undoes, however busy the page's thread is.
+  useLayoutEffect(() => button.current?.focus(), [])
   useEffect(() => {
     if (held) return
     const timer = setTimeout(props.onClose, UNDO_MS)

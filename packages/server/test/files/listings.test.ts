@@ -5,6 +5,7 @@ import { listDirectory } from '../../src/modules/files/repository.ts'
 import { FileView } from '../../src/modules/files/schemas.ts'
 import { toFileView } from '../../src/modules/files/views.ts'
 import { problemOf, signedIn } from '../support/api.ts'
+import { directWritesSeen } from '../support/file-rows.ts'
 import { uploadFile } from '../support/files.ts'
 import { dialects, startApp, type TestApp } from '../support/harness.ts'
 
@@ -200,8 +201,10 @@ for (const dialect of dialects()) {
         .set({ state: 'converting', progress: 0 })
         .where('id', '=', file._id)
         .execute()
+      await directWritesSeen(t.db)
       assert.equal((await view())?.state, 'converting')
       await t.db.kysely.updateTable('files').set({ progress: 37 }).where('id', '=', file._id).execute()
+      await directWritesSeen(t.db)
       assert.equal((await view())?.progress, 37)
       const share = await t.app.inject({
         method: 'POST',
@@ -216,6 +219,7 @@ for (const dialect of dialects()) {
         .set({ email: 'renamed@example.com' })
         .where('id', '=', me.account.id)
         .execute()
+      await directWritesSeen(t.db)
       assert.equal((await view())?.owner, 'renamed@example.com')
       assert.notEqual(before?.__v, undefined)
     })
@@ -237,6 +241,7 @@ for (const dialect of dialects()) {
         .set({ attributes: JSON.stringify({ project: 'P', 'ü ✓': [1, { deep: null }] }), progress: 42 })
         .where('owner_id', '=', me.account.id) // progress is in the key: no text kept so far matches
         .execute()
+      await directWritesSeen(t.db)
       const expected = (await listDirectory(t.db.kysely, me.account.id, '/whole')).map((row) =>
         toFileView(row, 'owner'),
       )
@@ -274,12 +279,14 @@ for (const dialect of dialects()) {
         .set({ user_id: bob.account.id })
         .where('id', '=', file._id)
         .execute()
+      await directWritesSeen(t.db)
       assert.equal((await view())?.user, bob.account.email)
       await t.db.kysely
         .updateTable('accounts')
         .set({ email: 'bob-renamed@example.com' })
         .where('id', '=', bob.account.id)
         .execute()
+      await directWritesSeen(t.db)
       assert.equal((await view())?.user, 'bob-renamed@example.com')
       assert.equal((await view())?.owner, me.account.email)
     })

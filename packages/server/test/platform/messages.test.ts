@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { EVENT_NAMES } from '../../src/contract/index.ts'
 import { problemOf, signedIn } from '../support/api.ts'
+import { directWritesSeen } from '../support/file-rows.ts'
 import { postForm, uploadFile } from '../support/files.ts'
 import { dialects, startApp, type TestApp } from '../support/harness.ts'
 import { ok, Receiver, register, SECRET } from '../support/receiver.ts'
@@ -126,6 +127,7 @@ for (const dialect of dialects()) {
         .set({ bucket: `file://${t.config.dataDir}/blobs` })
         .where('id', '=', file._id)
         .execute()
+      await directWritesSeen(t.db)
       const old = await t.app.inject({ method: 'GET', url: `/file/${file._id}`, headers: user.headers })
       assert.equal(old.statusCode, 200, old.body)
       assert.ok(!old.body.includes(t.config.dataDir), old.body)

@@ -3,7 +3,7 @@
 // on the file access model, not on uploads. Plus a team around one file: its owner, an editor, a
 // viewer and a stranger, each signed in.
 import type { FastifyInstance } from 'fastify'
-import type { Db } from '../../src/platform/db/index.ts'
+import { awaitRowChangesSeen, type Db } from '../../src/platform/db/index.ts'
 import { newId } from '../../src/platform/ids.ts'
 import { signedIn } from './api.ts'
 
@@ -55,6 +55,7 @@ export async function insertFileRow(
       optimized_sha256: '',
     })
     .execute()
+  await directWritesSeen(app.ctx.db)
   return id
 }
 
@@ -68,6 +69,22 @@ export async function shareFileRow(
     .insertInto('file_shares')
     .values({ file_id: fileId, account_id: accountId, role, created_at: Date.now() })
     .execute()
+  await directWritesSeen(app.ctx.db)
+}
+
+/**
+ * After a test's own SQL on files, file_shares or accounts rows: waits, as a writing request does
+ * before it answers, until every process's row-change feed has applied the change, so the next
+ * request reads it (PostgreSQL keeps listings and file rows in memory; at once on SQLite). Without
+ * it, a request sent right after the statement may be answered from memory before the notification
+ * arrives — the rule for other processes' writes (docs/architecture.md, "Listings from memory").
+ */
+export function directWritesSeen(db: Db): Promise<void> {
+  return awaitRowChangesSeen(db, {
+    warn: (details, message) => {
+      throw new Error(`${message}: ${JSON.stringify(details)}`)
+    },
+  })
 }
 
 export type Member = Awaited<ReturnType<typeof signedIn>>
