@@ -22,7 +22,10 @@
 //     graphile-worker-tx: add_job inside BEGIN/COMMIT, as an outbox enqueues; graphile-worker-split:
 //     its runner in a process of its own; one graphile-worker variant per run)
 //     [--events 5000] [--producers 1] [--concurrency 8] [--rounds 3] [--rates 400,1000]
-//     [--seconds 5] [--check]
+//     [--seconds 5] [--check] [--cpu-prof-dir DIR]
+//
+// --cpu-prof-dir DIR: a CPU profile of this process during each system's first throughput phase,
+// written to DIR and summed up by function on the console (bench/peers/phase-profile.ts).
 //
 // PostgreSQL (Tessera's dialect and the PostgreSQL peers) needs TESSERA_DATABASE_URL (or
 // TESSERA_TEST_DATABASE_URL); every system gets a fresh schema, dropped after.
@@ -35,6 +38,7 @@ import { startGraphileWorker, startGraphileWorkerInTransaction } from './peers/g
 import { startGraphileWorkerSplit } from './peers/graphile-worker-split.ts'
 import { type CpuUse, cpuBetween, readMachineCpu, settle } from './peers/machine-cpu.ts'
 import { startPgBoss } from './peers/pg-boss.ts'
+import { profiled } from './peers/phase-profile.ts'
 import { nowMs, ReceiverProcess } from './peers/receiver.ts'
 import { deliveryRows } from './peers/results.ts'
 import { checkTargets, type Figures, median, report } from './peers/targets.ts'
@@ -54,6 +58,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '' },
     seconds: { type: 'string', default: '5' },
     check: { type: 'boolean', default: false },
+    'cpu-prof-dir': { type: 'string' },
   },
 })
 
@@ -257,7 +262,10 @@ class Rounds {
     this.rates.raw?.push(await rawLoop(this.#rx.url, events, concurrency))
     for (const system of order) {
       await settle()
-      const done = await throughput(system, this.#rx, events, producers)
+      const phase = () => throughput(system, this.#rx, events, producers)
+      const dir = args['cpu-prof-dir']
+      const slug = `${system.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}${producers}p`
+      const done = round === 1 && dir !== undefined ? await profiled(dir, slug, phase) : await phase()
       this.rates[system.name]?.push(done.rate)
       if (done.cpu) this.cpu[system.name]?.push({ perEvent: (done.cpu.busy / events) * 1e6, ...done.cpu })
       this.ownCpu[system.name]?.push(done.ownUs / events)

@@ -146,6 +146,51 @@ describe('group commit on sqlite', () => {
     })
   })
 
+  test('transactions of one event-loop turn share its COMMIT though none waited for another', async () => {
+    await withKernel(async (kernel) => {
+      // As requests arrive: each transaction starts in a callback of its own (here setImmediate's)
+      // and its body ends before the next callback runs, so nobody ever queues for the connection.
+      const started = (i: number) =>
+        new Promise<Outcome[]>((resolve) =>
+          setImmediate(() => resolve(concurrently(kernel, 1, (tx) => insertMark(tx, i).then(() => {})))),
+        )
+      const outcomes = (await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(started))).flat()
+      for (const outcome of outcomes) {
+        assert.deepEqual(outcome.committed, [true])
+        assert.ok(outcome.visibleAtAnswer)
+      }
+      assert.equal(commitsOf(outcomes), 1, 'one turn, one COMMIT')
+      assert.equal(marksSeenBy(kernel.other).length, 8)
+    })
+  })
+
+  test('a body still running when the turn ends commits the group at its end; the ended wait for it', async () => {
+    await withKernel(async (kernel) => {
+      const { db, other } = kernel
+      const bodyEnded = signal()
+      let firstAnsweredAt = 0
+      let slowEndedAt = 0
+      const first = db.kysely
+        .transaction()
+        .execute((tx) => insertMark(tx, 1))
+        .then(() => {
+          firstAnsweredAt = performance.now()
+        })
+      // Joins the group in the same turn, then spans turns.
+      const slow = db.kysely.transaction().execute(async (tx) => {
+        await insertMark(tx, 2)
+        await sleep(20)
+        slowEndedAt = performance.now()
+        bodyEnded.resolve()
+      })
+      await bodyEnded.promise
+      assert.deepEqual(marksSeenBy(other), [], 'nothing committed while a member ran')
+      await Promise.all([first, slow])
+      assert.ok(firstAnsweredAt >= slowEndedAt, 'the first answered only at the group’s COMMIT')
+      assert.deepEqual(marksSeenBy(other), [1, 2])
+    })
+  })
+
   test('a transaction that fails takes only its own writes; the members after it see the others’', async () => {
     await withKernel(async (kernel) => {
       const seenByNext: number[][] = []
