@@ -1,8 +1,10 @@
 // `bench:delivery -- --cpu-prof-dir DIR`: a V8 CPU profile of this process during one throughput
 // phase (Tessera's server code runs here, as do the peers' producers and workers; their storage
 // runs in Redis or PostgreSQL), written to DIR for Chrome DevTools, and summed up on the console:
-// where the busy time went, by the function that was running (native calls such as better-sqlite3's
-// statements count as the JavaScript function that made them).
+// where the busy time went, by the function that was running. Native functions show by name with
+// "(native)": better-sqlite3's `run` and `all` are SQLite executing statements, `writev` is socket
+// writes (on loopback the kernel's delivery to the receiving process counts here too). The
+// profiler's own work (node:inspector) is left out.
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import path from 'node:path'
@@ -20,7 +22,7 @@ interface Profile {
 
 /** Where a frame comes from, short: a package's name, or a path inside this repository. */
 function placeOf({ url, lineNumber }: ProfileNode['callFrame']): string {
-  if (url === '') return ''
+  if (url === '') return '(native)'
   const inPackage = url.split('/node_modules/').at(-1) ?? url
   const file = inPackage.replace(/^file:\/\/.*?\/(packages|bench)\//, '$1/')
   return `${file}:${lineNumber + 1}`
@@ -34,9 +36,12 @@ function selfTimeSummary(profile: Profile, top: number): string[] {
   for (const [i, id] of profile.samples.entries()) {
     const frame = byNode.get(id)
     const delta = profile.timeDeltas[i] ?? 0
-    if (frame === undefined || frame.functionName === '(idle)') continue
+    if (frame === undefined || frame.functionName === '(idle)' || frame.url === 'node:inspector') continue
     busy += delta
-    const name = `${frame.functionName || '(anonymous)'} ${placeOf(frame)}`.trim()
+    // V8's own entries, such as (garbage collector) and (program), have no place.
+    const name = frame.functionName.startsWith('(')
+      ? frame.functionName
+      : `${frame.functionName || '(anonymous)'} ${placeOf(frame)}`
     byFunction.set(name, (byFunction.get(name) ?? 0) + delta)
   }
   return [...byFunction.entries()]
@@ -51,7 +56,7 @@ export async function profiled<T>(dir: string, file: string, phase: () => Promis
   session.connect()
   try {
     await session.post('Profiler.enable')
-    await session.post('Profiler.setSamplingInterval', { interval: 100 })
+    await session.post('Profiler.setSamplingInterval', { interval: 1000 })
     await session.post('Profiler.start')
     const result = await phase()
     const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile }
