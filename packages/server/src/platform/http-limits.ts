@@ -127,6 +127,46 @@ function closeIfAnsweredUnread(request: IncomingMessage, response: ServerRespons
   request.once('end', () => {
     if (!response.headersSent) response.shouldKeepAlive = true
   })
+  response.once('finish', () => lingerUnread(request))
+}
+
+/** While lingering, each window must bring this many more bytes… */
+const LINGER_WINDOW_MS = 250
+const LINGER_MIN_BYTES = 64 * 1024
+/** …and lingering ends after this long in any case (nginx's lingering_time). */
+const LINGER_MAX_MS = 30_000
+
+/**
+ * Lingering close. Closing a socket while the client is still sending its body makes the kernel
+ * answer its next bytes with a reset, and most clients then report a broken pipe without reading
+ * the answer already sent (a 413 for a body past its limit, a 401 before the body was needed). So
+ * once such an answer is written, the rest of the body is read and dropped, and the socket closes
+ * when the body is in, when a window of LINGER_WINDOW_MS brings less than LINGER_MIN_BYTES (a
+ * trickle is not waited for), or after LINGER_MAX_MS.
+ */
+function lingerUnread(request: IncomingMessage): void {
+  const socket = request.socket
+  if (request.complete || socket.destroyed || !(socket instanceof Socket)) return
+  // Node's own 'finish' listener, which ran first, called socket.destroySoon(): the socket would be
+  // destroyed as soon as the answer is flushed. It closes here instead.
+  socket.removeListener('finish', socket.destroy)
+  request.removeAllListeners('data')
+  request.resume()
+  let lastBytes = socket.bytesRead
+  const close = () => {
+    clearInterval(window)
+    clearTimeout(deadline)
+    socket.destroy()
+  }
+  const window = setInterval(() => {
+    if (socket.bytesRead - lastBytes < LINGER_MIN_BYTES) close()
+    lastBytes = socket.bytesRead
+  }, LINGER_WINDOW_MS)
+  const deadline = setTimeout(close, LINGER_MAX_MS)
+  window.unref()
+  deadline.unref()
+  request.once('end', close)
+  socket.once('close', close)
 }
 
 function declaresBody(raw: IncomingMessage): boolean {

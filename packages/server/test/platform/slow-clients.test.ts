@@ -190,6 +190,62 @@ for (const dialect of dialects()) {
       )
       await invalid.body.dump()
     })
+
+    for (const [name, requestLine, status] of [
+      ['a body past its limit (1 MiB)', 'POST /account/login/', 413],
+      ['a request refused before its body is needed', 'PUT /webhook/', 401],
+    ] as const) {
+      test(`${name}, sent at full speed: the client reads the ${status}, the rest is read and dropped`, async () => {
+        // Closed while the body still streamed in, the socket would answer it with a reset, and the
+        // client would see a broken pipe instead of the answer already sent.
+        const sent = await sendWhole(port, requestLine, 64 * 1024 * 1024)
+        assert.equal(sent.error, '', `the client's write failed: ${sent.error}`)
+        assert.match(sent.received, new RegExp(`^HTTP/1\\.1 ${status} `))
+        assert.match(sent.received, /\r\nconnection: close\r\n/i)
+        assert.ok(sent.afterMs < 20_000, `closed after ${sent.afterMs} ms`)
+      })
+    }
+  })
+}
+
+/** Sends a JSON request declaring and sending `size` bytes as fast as the server reads them. */
+function sendWhole(
+  port: number,
+  requestLine: string,
+  size: number,
+): Promise<{ received: string; error: string; afterMs: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now()
+    const chunks: Buffer[] = []
+    let error = ''
+    const socket = net.connect(port, '127.0.0.1')
+    const chunk = Buffer.alloc(256 * 1024, 0x20)
+    let sent = 0
+    const pump = () => {
+      while (sent < size) {
+        const n = Math.min(chunk.length, size - sent)
+        sent += n
+        if (!socket.write(chunk.subarray(0, n))) return void socket.once('drain', pump)
+      }
+      socket.end()
+    }
+    socket.on('connect', () => {
+      socket.write(
+        `${requestLine} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+      )
+      pump()
+    })
+    socket.on('data', (data) => chunks.push(data))
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      error = err.code ?? err.message
+    })
+    socket.on('close', () =>
+      resolve({
+        received: Buffer.concat(chunks).toString('latin1'),
+        error,
+        afterMs: performance.now() - started,
+      }),
+    )
   })
 }
 
