@@ -28,8 +28,9 @@
 //   COMMIT and COMMIT + BEGIN took 42 % of the thread. A member whose body still runs when the turn
 //   ends commits the group at its end.
 // One producer finds nobody to share its turn with, so each of its transactions commits at the end
-// of its turn, with the statements it ran without groups. A member sees what the members before it wrote, as it would
-// have seen it committed: they ran before it, and their writes commit with its own or not at all.
+// of its turn, with the statements it ran without groups. A member sees what the members before it
+// wrote, as it would have seen it committed: they ran before it, and their writes commit with its
+// own or not at all.
 // What a member's body does outside the database on the strength of an earlier member's writes is
 // undone by nothing if the group's COMMIT fails; the caller of that member gets the error.
 import type SqliteDatabase from 'better-sqlite3'
