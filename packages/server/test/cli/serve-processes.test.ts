@@ -46,6 +46,12 @@ for (const factory of processTargets()) {
         if (server.child.exitCode === null) server.child.kill('SIGKILL')
       })
       await until('every process up', async () => server.output().includes('"processes":2'), 90_000)
+      // The primary logs once each process is listening, but a process's own log line travels on
+      // its own pipe and may arrive a moment after the primary's (CI saw it 1 line short).
+      const logged = () =>
+        apiPids(server.output()).length >= 2 && server.output().includes('worker is running')
+      await until('each process logged', async () => logged(), 5_000)
+      await sleep(200)
       const pids = apiPids(server.output())
       assert.equal(pids.length, 2, server.output())
       assert.equal(server.output().match(/Tessera worker is running/g)?.length, 1)
