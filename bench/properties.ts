@@ -5,6 +5,10 @@
 //
 //   npm run bench:properties -- [--elements 50000] [--rounds 40] [--dialect sqlite|postgres]
 //   npm run bench:properties -- --convert 50000 [--before <checkout without extraction>]
+//   npm run bench:properties -- --across 200 [--elements 250] [--rounds 10] [--dialect …]
+//
+// `--across N` instead times the search across files over N files of `--elements` elements each
+// (peers/properties-across.ts), against searching each file in turn.
 //
 // `--convert N` instead converts a generated IFC of N walls with property sets
 // (peers/ifc-walls.ts) in the conversion child process, as the worker does, and stores what it
@@ -15,10 +19,8 @@
 // Per dialect: the store time (replaceSceneProperties in one transaction, as the worker runs it),
 // the storage it takes, and p50/p95 of each search and read, against a bare Fastify route answering
 // a body of the same size on the same machine in the same run (the floor of an HTTP round trip).
-import { createHash } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
-import type { NodePropertiesInput, SceneNode } from '../packages/server/src/modules/scene/index.ts'
 import {
   propertyGeneration,
   publishSceneProperties,
@@ -28,110 +30,24 @@ import {
 import { signedIn } from '../packages/server/test/support/api.ts'
 import { insertFileRow } from '../packages/server/test/support/file-rows.ts'
 import { dialects, startApp, type TestApp } from '../packages/server/test/support/harness.ts'
+import { estateOf } from './peers/estate.ts'
+import { acrossBench } from './peers/properties-across.ts'
 import { convertBench } from './peers/properties-convert.ts'
 import { type ResultRow, record } from './results.ts'
 
 const { values: args } = parseArgs({
   options: {
-    elements: { type: 'string', default: '50000' },
-    rounds: { type: 'string', default: '40' },
+    elements: { type: 'string' },
+    rounds: { type: 'string' },
     dialect: { type: 'string' },
     convert: { type: 'string' },
+    across: { type: 'string' },
     before: { type: 'string' },
   },
 })
-const ELEMENTS = Number(args.elements)
-const ROUNDS = Number(args.rounds)
-const STOREYS = 10
-const CLASSES = [
-  'IfcWall',
-  'IfcWall',
-  'IfcWall',
-  'IfcDoor',
-  'IfcWindow',
-  'IfcSlab',
-  'IfcColumn',
-  'IfcBeam',
-  'IfcBeam',
-  'IfcFurnishingElement',
-]
-const RATINGS = ['REI30', 'REI60', 'REI90', 'REI120']
-
-const idOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16)
-const elementId = (i: number) => idOf(`element ${i}`)
-
-function tree(): SceneNode[] {
-  const storeys = Array.from({ length: STOREYS }, (_, s) => ({
-    id: idOf(`storey ${s}`),
-    name: `Level ${s}`,
-    children: [] as SceneNode[],
-  }))
-  for (let i = 0; i < ELEMENTS; i++) {
-    const cls = CLASSES[i % CLASSES.length] ?? 'IfcWall'
-    storeys[i % STOREYS]?.children.push({ id: elementId(i), name: `${cls.slice(3)} ${i}`, children: [] })
-  }
-  return [{ id: idOf('project'), name: 'Estate', children: storeys }]
-}
-
-/** One element's properties, shaped like a converted IFC wall's. */
-function element(i: number): NodePropertiesInput {
-  const cls = CLASSES[i % CLASSES.length] ?? 'IfcWall'
-  const bare = cls.slice(3)
-  return {
-    nodeId: elementId(i),
-    groups: {
-      IFC: {
-        class: cls,
-        GlobalId: createHash('md5').update(String(i)).digest('base64url').slice(0, 22),
-        Name: `${bare} ${i}`,
-        ObjectType: `${bare}:Standard ${i % 40}`,
-        Tag: String(100_000 + i),
-        PredefinedType: 'STANDARD',
-        type: `${bare} type ${i % 40}`,
-        typeClass: `${cls}Type`,
-        container: `Level ${i % STOREYS}`,
-        containerClass: 'IfcBuildingStorey',
-      },
-      [`Pset_${bare}Common`]: {
-        Reference: `${bare.slice(0, 2).toUpperCase()}-${i % 40}`,
-        FireRating: RATINGS[i % RATINGS.length] ?? 'REI60',
-        IsExternal: i % 3 === 0,
-        LoadBearing: i % 2 === 0,
-        AcousticRating: `R${40 + (i % 10)}`,
-        ThermalTransmittance: 0.2 + (i % 50) / 100,
-        Status: 'New',
-      },
-      [`Qto_${bare}BaseQuantities`]: {
-        Length: 1 + (i % 900) / 100,
-        Width: 0.1 + (i % 4) / 20,
-        Height: 2.7,
-        NetVolume: Number((0.25 * (1 + (i % 900) / 100)).toFixed(3)),
-        NetSideArea: Number((2.7 * (1 + (i % 900) / 100)).toFixed(3)),
-      },
-      Materials: { 'Layer set': `Set ${i % 12}`, 'Layer 1': 'Concrete C30/37', 'Layer 1 thickness': 0.2 },
-      Classification: { Uniclass: `Ss_25_${10 + (i % 30)}_30 ${bare}s` },
-    },
-    units: {
-      [`Qto_${bare}BaseQuantities`]: {
-        Length: 'm',
-        Width: 'm',
-        Height: 'm',
-        NetVolume: 'm³',
-        NetSideArea: 'm²',
-      },
-      Materials: { 'Layer 1 thickness': 'm' },
-    },
-  }
-}
-
-/** In node ID order, as the conversion child writes them (conversion/child.ts). */
-async function* elements(): AsyncGenerator<NodePropertiesInput> {
-  const order = Array.from({ length: ELEMENTS }, (_, i) => i)
-  const ids = order.map(elementId)
-  order.sort((a, b) => ((ids[a] ?? '') < (ids[b] ?? '') ? -1 : 1))
-  for (const i of order) yield element(i)
-}
-
+const ELEMENTS = Number(args.elements ?? (args.across ? 250 : 50_000))
+const estate = estateOf(ELEMENTS)
+const ROUNDS = Number(args.rounds ?? (args.across ? 10 : 40))
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 
@@ -205,7 +121,7 @@ function cases(fileId: string): Case[] {
       name: 'classified (exists, 50,000 match)',
       body: where({ group: 'Classification', name: 'Uniclass', op: 'exists' }),
     },
-    { name: 'one node’s properties', url: `/scene/properties?file=${fileId}&node=${elementId(4242)}` },
+    { name: 'one node’s properties', url: `/scene/properties?file=${fileId}&node=${estate.elementId(4242)}` },
     { name: 'a page of 1,000 nodes', url: `/scene/properties?file=${fileId}&limit=1000` },
   ]
 }
@@ -224,9 +140,9 @@ async function benchDialect(
     const writes = writeLoop(base, user.headers, other)
     const started = performance.now()
     const set = { fileId, generation: propertyGeneration(1, 1) }
-    const stored = await stageSceneProperties(t.db, set, elements())
+    const stored = await stageSceneProperties(t.db, set, estate.elements())
     await t.db.kysely.transaction().execute(async (tx) => {
-      await replaceSceneTree(tx, fileId, tree())
+      await replaceSceneTree(tx, fileId, estate.tree())
       await publishSceneProperties(tx, set, stored)
     })
     const storeMs = performance.now() - started
@@ -330,6 +246,11 @@ async function bareRoute(): Promise<{ url: string; close: () => Promise<void> }>
 
 async function main(): Promise<void> {
   if (args.convert) return convertBench(Number(args.convert))
+  if (args.across) {
+    const options = { files: Number(args.across), elements: ELEMENTS, dialect: args.dialect, time: timeCalls }
+    record('properties', await acrossBench(options))
+    return
+  }
   const bare = await bareRoute()
   const rows: ResultRow[] = []
   try {

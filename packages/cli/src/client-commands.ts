@@ -1,4 +1,4 @@
-// The client commands of `tessera` (login, upload, ls, download, props, search, bcf, listen,
+// The client commands of `tessera` (login, upload, ls, download, props, search, find, bcf, listen,
 // trigger, webhooks, link): they talk to a running instance through @tessera/client (the server's
 // admin commands are tessera-server's, server-commands.ts). parseArgs: commander 14 is not what this
 // tree resolves.
@@ -22,7 +22,7 @@ import { reportFailure } from './failures.ts'
 import { HELP } from './help.ts'
 import { linkCommand } from './link-commands.ts'
 import { listen } from './listen.ts'
-import { props, search } from './scene-commands.ts'
+import { find, props, search } from './scene-commands.ts'
 import { barRenderer, formatBytes, lineRenderer, uploadFiles } from './upload.ts'
 import { trigger, webhooksCommand } from './webhook-commands.ts'
 
@@ -204,6 +204,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   download,
   props,
   search,
+  find,
   bcf: bcfCommand,
   listen: listenCommand,
   trigger,

@@ -73,6 +73,18 @@ Text compares without regard to case. Examples:
   tessera search FILE 'IFC.class = IfcWall' 'Pset_WallCommon.FireRating = REI60'
   tessera search FILE 'Qto_WallBaseQuantities.Length > 4.5' 'Pset_WallCommon.IsExternal exists'
   tessera search FILE '"Pset Name"."Prop name" ~ fire' 'name ~ Door'`,
+  find: `Usage: tessera find EXPR... [--json] [--keep-session] [--url URL]
+
+Prints the files you may read (your own and those shared with you) that hold nodes for which every
+EXPR holds (1 to 16), one per line: the file's ID, how many nodes match, its path, and your role
+when someone else owns it; in file ID order, every page. How many matched goes to stderr. No match
+is no failure (exit 0). EXPR is as for 'tessera search' (tessera search --help).
+  --json           {"files": [{"file", "name", "parent", "role", "matches"}]}
+${URL_LINE}
+${AUTH_LINE}
+
+Example: the models with doors rated EI30, and how many doors each
+  tessera find 'IFC.class = IfcDoor' 'Pset_DoorCommon.FireRating = EI30'`,
   bcf: `Usage: tessera bcf export FILE [OUT] [--keep-session] [--url URL]
        tessera bcf import FILE ZIP [--json] [--keep-session] [--url URL]
 

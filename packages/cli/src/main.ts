@@ -1,4 +1,4 @@
-// `tessera`: the client commands (login, upload, ls, download, props, search, bcf, listen, trigger,
+// `tessera`: the client commands (login, upload, ls, download, props, search, find, bcf, listen, trigger,
 // webhooks, link, licenses)
 // talk to a running instance through @tessera/client; the server's admin commands are run by
 // `tessera-server` from @tessera/server when it is installed (server-commands.ts).
@@ -27,6 +27,7 @@ Client commands: talk to a running instance at --url or TESSERA_URL (default htt
   download ID [--optimized] [-o FILE]
   props FILE [NODE...]          the model's own properties of its nodes (IFC property sets, extras)
   search FILE EXPR...           the nodes matching every EXPR, e.g. 'IFC.class = IfcDoor'
+  find EXPR...                  the files you may read with nodes matching every EXPR
   bcf export FILE [OUT] | bcf import FILE ZIP   annotations and saved views as BCF, out and in
   listen [--events e1,e2] [--forward-to URL]
   trigger EVENT [--listen]      a test delivery to your webhook for EVENT (or to 'tessera listen')
@@ -34,7 +35,7 @@ Client commands: talk to a running instance at --url or TESSERA_URL (default htt
   link create|rotate|revoke|show FILE   share a file by link (owner)
   link live-meetings FILE on|off        let the link's visitors join live sessions, or not (owner)
   licenses                      the license pool and who holds it (admins; GET /admin/licenses)
-upload, ls, download, props, search, bcf and link open a session (one license) for the run and end it
+upload, ls, download, props, search, find, bcf and link open a session (one license) for the run and end it
 when they finish
 (--keep-session leaves it open); the others need only the auth token and hold no license.
 

@@ -1,7 +1,8 @@
-// `tessera props FILE [NODE…]` and `tessera search FILE EXPR…`: the model's own properties (IFC
-// property sets, glTF extras, …; docs/api.md, "Model properties") and searches of them. Their routes
+// `tessera props FILE [NODE…]`, `tessera search FILE EXPR…` and `tessera find EXPR…`: the model's own
+// properties (IFC property sets, glTF extras, …; docs/api.md, "Model properties") and searches of
+// them, in one file or across the files you may read. Their routes
 // need a session, so each run takes one license for its duration (withSession), as `ls` does.
-import type { SceneNode, SceneProperties, SearchCondition, Tessera } from '@tessera/client'
+import type { FileMatch, SceneNode, SceneProperties, SearchCondition, Tessera } from '@tessera/client'
 import { ClientUsageError, parse, resolveUrl, withSession } from './credentials.ts'
 
 function out(line: string): void {
@@ -86,6 +87,35 @@ export async function search(args: string[]): Promise<void> {
     },
     { keepSession: values['keep-session'] === true },
   )
+}
+
+/** `tessera find EXPR…`: the files you may read with nodes matching every EXPR, and how many. */
+export async function find(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, OPTIONS)
+  if (positionals.length === 0) throw new ClientUsageError('find needs at least one expression')
+  const where = positionals.map(parseCondition)
+  await withSession(
+    resolveUrl(values.url),
+    async (tessera) => {
+      const files: FileMatch[] = []
+      for await (const file of tessera.files.searchFilesAll(where)) {
+        files.push(file)
+        if (!values.json) out(fileLine(file))
+      }
+      if (values.json) return out(JSON.stringify({ files }, null, 2))
+      const nodes = files.reduce((sum, file) => sum + file.matches, 0)
+      const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+      const verb = files.length === 1 ? 'matches' : 'match'
+      process.stderr.write(`${count(files.length, 'file')} ${verb} (${count(nodes, 'node')})\n`)
+    },
+    { keepSession: values['keep-session'] === true },
+  )
+}
+
+/** `ID  matches  /path/name`, and the role on a file someone else owns. */
+function fileLine(file: FileMatch): string {
+  const path = `${file.parent === '/' ? '' : file.parent}/${file.name}`
+  return `${file.file}  ${file.matches}  ${path}${file.role === 'owner' ? '' : `  (${file.role})`}`
 }
 
 type Op = SearchCondition['op']

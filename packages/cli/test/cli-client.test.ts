@@ -1,4 +1,4 @@
-// The client commands of the `tessera` binary (login, upload, ls, download, props, search, listen
+// The client commands of the `tessera` binary (login, upload, ls, download, props, search, find, listen
 // --forward-to, trigger, webhooks) as child processes against a real `tessera serve` on SQLite; and
 // the parser of search expressions.
 import assert from 'node:assert/strict'
@@ -341,6 +341,22 @@ for (const target of targets)
         assert.match(run.stderr, /^Usage: tessera search FILE EXPR/m)
       }
       assert.equal((await cli(['search', fileId])).code, 2)
+
+      // find: the files with matching nodes, ID, count and path per line; the totals on stderr.
+      const found = await cli(['find', 'extras.maker.name exists', 'extras.width < 0.15'])
+      assert.equal(found.code, 0, found.stderr)
+      assert.equal(found.stdout, `${fileId}  2  /props/panels.glb\n`)
+      assert.match(found.stderr, /^1 file matches \(2 nodes\)$/m)
+      const foundJson = await cli(['find', 'name = "panel 7"', '--json'])
+      assert.deepEqual(JSON.parse(foundJson.stdout), {
+        files: [{ file: fileId, name: 'panels.glb', parent: '/props', role: 'owner', matches: 1 }],
+      })
+      const nowhere = await cli(['find', 'Pset_WallCommon.IsExternal exists'])
+      assert.deepEqual([nowhere.code, nowhere.stdout], [0, ''])
+      assert.match(nowhere.stderr, /^0 files match \(0 nodes\)$/m)
+      const noExpression = await cli(['find'])
+      assert.equal(noExpression.code, 2)
+      assert.match(noExpression.stderr, /^Usage: tessera find EXPR/m)
     })
 
     test('listen --forward-to forwards an attribute write, signed with the printed secret', async () => {
@@ -501,6 +517,7 @@ for (const target of targets)
         'download',
         'props',
         'search',
+        'find',
         'bcf',
         'listen',
         'trigger',

@@ -1,5 +1,6 @@
 // Files: listing, records, uploads (with progress), downloads as streams, the scene tree, the
-// model's own properties and searches of them, BCF out and in, and waiting for a conversion to finish.
+// model's own properties and searches of them (in a file, or across files), BCF out and in, and
+// waiting for a conversion to finish.
 import { type BcfExport, type BcfOptions, type BcfZip, exportBcf, importBcf } from './bcf.ts'
 import { TesseraError } from './errors.ts'
 import { type ApiClient, errorFromAnswer, networkError, unwrap } from './http.ts'
@@ -8,7 +9,9 @@ import { type ListOptions, type Page, Paged, type PageRequest, pageQuery } from 
 import type {
   BcfImport,
   FavouritesPage,
+  FileMatch,
   FileRevision,
+  FileSearchPage,
   FileView,
   FolderPage,
   PropertiesPage,
@@ -295,6 +298,34 @@ export class Files {
   }
 
   /**
+   * One page of a search across every file you may read (your own and those shared with you): the
+   * files with nodes for which every condition of `where` holds (1 to 16, as search()), each with
+   * how many `matches`, in file ID order, at most `limit` (default 50, at most 200). A page looks into
+   * a bounded number of files, so it may hold fewer files than `limit`, even none, and still have a
+   * `nextCursor`: the search is done when `nextCursor` is null. searchFilesAll() follows every page.
+   */
+  async searchFiles(where: readonly SearchCondition[], page: PageRequest = {}): Promise<FileSearchPage> {
+    const body = {
+      where: [...where],
+      ...(page.limit !== undefined ? { limit: page.limit } : {}),
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    }
+    const { success: _, ...rest } = await unwrap(this.api.POST('/scene/search/files', { body }))
+    return rest
+  }
+
+  /** Every file searchFiles() finds, paged like list(); `limit` is the page size (default 200). */
+  searchFilesAll(where: readonly SearchCondition[], options: ListOptions = {}): Paged<FileMatch> {
+    return new Paged(
+      async (request): Promise<Page<FileMatch>> => {
+        const page = await this.searchFiles(where, request)
+        return { items: page.files, nextCursor: page.nextCursor }
+      },
+      { limit: options.limit ?? FILE_SEARCH_PAGE_MAX },
+    )
+  }
+
+  /**
    * Resolves with the file once its conversion succeeded (`state: "ready"`); throws a TesseraError
    * `CONVERSION_FAILED` (with the server's reason as `detail`) when it failed, `TIMEOUT` after
    * `timeoutMs`, `ABORTED` when `signal` fires. Waits on the live event stream (the result
@@ -315,6 +346,8 @@ export class Files {
 /** The server's most node IDs per properties call (`node`, repeated) and per search page. */
 const NODES_PER_PROPERTIES_CALL = 100
 const SEARCH_PAGE_MAX = 1000
+/** The server's most files per page of a search across files. */
+const FILE_SEARCH_PAGE_MAX = 200
 /** Characters of `node=` parameters per call: well under the 16 KiB Node allows a request's head. */
 const NODE_QUERY_BUDGET = 8000
 

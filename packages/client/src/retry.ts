@@ -57,7 +57,7 @@ export function isCreate(method: string, url: string): boolean {
 }
 
 /** Reads sent with POST (their question is a body): nothing is written, so they repeat safely. */
-const POSTED_READS: ReadonlyArray<RegExp> = [/\/scene\/search$/]
+const POSTED_READS: ReadonlyArray<RegExp> = [/\/scene\/search$/, /\/scene\/search\/files$/]
 
 /** May this request be sent again without risk of doing its work twice? */
 export function repeatable(method: string, headers: Headers, url: string): boolean {

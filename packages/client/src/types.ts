@@ -67,6 +67,10 @@ export type SceneProperties = Omit<PropertiesPage, 'nextCursor'>
 export type SearchCondition = JsonBody<'/scene/search', 'post'>['where'][number]
 /** One page of a search: the matching node IDs (in node ID order), `total` over every page, `nextCursor`. */
 export type SearchPage = Omit<Answer<'/scene/search', 'post'>, 'success'>
+/** One page of a search across files: the `files` with matching nodes (in file ID order) and `nextCursor`. */
+export type FileSearchPage = Omit<Answer<'/scene/search/files', 'post'>, 'success'>
+/** A file a search across files found: `file` (its ID), `name`, `parent`, your `role`, how many nodes `matches`. */
+export type FileMatch = FileSearchPage['files'][number]
 /**
  * What a BCF import did (`files.importBcf`): the `version` read (`2.1` or `3.0`), the `topics` in the
  * file, the IDs of the `annotations` and `configurations` (saved views) it made, the `comments` added

@@ -1,7 +1,8 @@
 // The model's own properties through the SDK against a real `tessera serve` (SQLite, and PostgreSQL
 // when TESSERA_TEST_DATABASE_URL is set), pages of 40 nodes: `files.properties` merges every page or
 // asks for named nodes 100 at a time, `files.propertiesPage` gives one page, `files.search` one page
-// of a search and `files.searchAll` every page; a link's guest calls them too. Then, against a
+// of a search and `files.searchAll` every page, `files.searchFiles`/`searchFilesAll` across files
+// (one file looked into per page); a link's guest calls them too. Then, against a
 // scripted fetch: units merged over pages, a group named `__proto__` kept as a name, long node IDs
 // asked in smaller calls.
 import assert from 'node:assert/strict'
@@ -33,7 +34,11 @@ for (const dialect of targetNames()) {
     const callsTo = (path: string) => calls.filter((c) => c.startsWith(path)).length
 
     before(async () => {
-      server = await startTessera(dialect, { TESSERA_SCENE_PAGE_MAX_NODES: String(PAGE) })
+      server = await startTessera(dialect, {
+        TESSERA_SCENE_PAGE_MAX_NODES: String(PAGE),
+        // A search across files looks into one file per page: searchFilesAll() follows pages.
+        TESSERA_SEARCH_PAGE_MAX_FILES: '1',
+      })
       const counting: typeof fetch = (input, init) => {
         const url = new URL(input instanceof Request ? input.url : String(input))
         calls.push(url.pathname + url.search)
@@ -139,6 +144,35 @@ for (const dialect of targetNames()) {
       })
     })
 
+    test('searchFiles() gives a page of files; searchFilesAll() follows pages, empty ones too', async () => {
+      const rei60: SearchCondition = { group: 'extras', name: 'fireRating', op: 'eq', value: 'REI60' }
+      const children = [
+        { name: 'Door', extras: { fireRating: 'REI60' } },
+        { name: 'Window', extras: { fireRating: 'REI30' } },
+      ]
+      const other = await tessera.files.upload(new Blob([groupGlb('Openings', children)]), { name: 'b.glb' })
+      await tessera.files.waitUntilReady(other._id, { timeoutMs: 120_000 })
+      const first = await tessera.files.searchFiles([rei60])
+      assert.deepEqual(Object.keys(first).sort(), ['files', 'nextCursor'])
+      assert.ok(first.nextCursor, 'one file looked into per page: more follow')
+      calls.length = 0
+      const found = await tessera.files.searchFilesAll([rei60])
+      const expected = [
+        { file: fileId, name: 'panels.glb', parent: '/', role: 'owner', matches: 80 },
+        { file: other._id, name: 'b.glb', parent: '/', role: 'owner', matches: 1 },
+      ].sort((a, b) => (a.file < b.file ? -1 : 1))
+      assert.deepEqual(found, expected)
+      // Two pages of one file each, and a third that finds there is nothing after the second.
+      assert.equal(callsTo('/scene/search/files'), 3)
+      const windows = await tessera.files.searchFilesAll([{ node: 'name', op: 'eq', value: 'window' }])
+      assert.deepEqual(
+        windows.map((f) => f.file),
+        [other._id],
+      )
+      await assert.rejects(tessera.files.searchFiles([rei60], { limit: 201 }), { code: 'VALIDATION_FAILED' })
+      await tessera.files.delete(other._id)
+    })
+
     test("a link's guest reads and searches the properties", async () => {
       const { token } = await tessera.links.create(fileId)
       const guest = await TesseraLink.open({ url: server.url, token: token ?? '' })
@@ -151,6 +185,11 @@ for (const dialect of targetNames()) {
         )
         const found = await guest.files.searchAll(fileId, [{ node: 'name', op: 'eq', value: 'panel 7' }])
         assert.deepEqual(found, [idOf('Panel 7')])
+        const across = await guest.files.searchFilesAll([{ node: 'name', op: 'eq', value: 'panel 7' }])
+        assert.deepEqual(
+          across.map((f) => [f.file, f.role, f.matches]),
+          [[fileId, 'viewer', 1]],
+        )
       } finally {
         guest.close()
         await tessera.links.revoke(fileId)

@@ -761,6 +761,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scene/search/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find the files whose nodes match, across every file you may read
+         * @description The files you own and those shared with you (a link session: its one file) whose nodes match every condition (the conditions of `POST /scene/search`), each with how many nodes match, in file ID order. A page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES (500) files and ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS (1,000 ms) of work, so it may hold fewer files than `limit`, even none, with a `nextCursor`: the search is done when `nextCursor` is null.
+         */
+        post: operations["searchFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/annotation/create/": {
         parameters: {
             query?: never;
@@ -7442,6 +7462,173 @@ export interface operations {
                         /** @description how many nodes match, over every page */
                         total: number;
                         /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: a problem document with `code` `VALIDATION_FAILED`, `MALFORMED_JSON`, `AMBIGUOUS_CREDENTIALS`, `BAD_REQUEST`, `WEAK_SECRET`, `UNKNOWN_NODE`, `BCF_INVALID`, `INVALID_CURSOR`, `WEBHOOK_URL_INVALID`, `WEBHOOK_URL_FORBIDDEN`, `WEBHOOK_URL_UNRESOLVABLE`, `INVALID_IDEMPOTENCY_KEY` */
+            400: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: a problem document with `code` `INVALID_CREDENTIALS`, `AUTH_TOKEN_MISSING`, `AUTH_TOKEN_INVALID`, `AUTH_TOKEN_EXPIRED`, `ACCOUNT_DISABLED`, `SESSION_MISSING`, `SESSION_INVALID`, `SESSION_EXPIRED`, `SESSION_SUPERSEDED`, `SESSION_DELETED`, `TOKEN_REVOKED`, `LINK_PASSWORD_REQUIRED`, `LINK_SESSION_MISSING`, `LINK_SESSION_INVALID`, `LINK_SESSION_EXPIRED`, `LINK_SESSION_ENDED` */
+            401: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: a problem document with `code` `FORBIDDEN`, `CSRF_REJECTED`, `WRONG_PASSWORD`, `LIVE_GUESTS_NOT_ALLOWED`, `LINK_READ_ONLY`, `LINK_NOT_ALLOWED`, `LINK_PASSWORD_WRONG` */
+            403: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large: a problem document with `code` `PAYLOAD_TOO_LARGE`, `SCENE_NODE_TOO_LARGE`, `SCENE_FILE_TOO_LARGE`, `SCENE_WRITE_TOO_LARGE`, `FILE_ITEMS_TOO_LARGE`, `QUOTA_EXCEEDED` */
+            413: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type: a problem document with `code` `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_FORMAT` */
+            415: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error: a problem document with `code` `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "where": [
+                 *         {
+                 *           "group": "IFC",
+                 *           "name": "class",
+                 *           "op": "eq",
+                 *           "value": "IfcDoor"
+                 *         },
+                 *         {
+                 *           "group": "Pset_DoorCommon",
+                 *           "name": "FireRating",
+                 *           "op": "exists"
+                 *         }
+                 *       ],
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": {
+                    /** @description conditions that must all hold for a node */
+                    where: ({
+                        /** @description property group, e.g. `Pset_WallCommon` */
+                        group: string;
+                        /** @description property name, e.g. `FireRating` */
+                        name: string;
+                        /** @description `eq`/`ne`: equal or not, text compared without regard to case; `contains`: text holds `value` (without regard to case); `lt`/`lte`/`gt`/`gte`: numbers; `exists`: the property is there (no value) */
+                        op: "eq" | "ne" | "contains" | "lt" | "lte" | "gt" | "gte" | "exists";
+                        /** @description what to compare with; a number for lt/lte/gt/gte; left out for exists */
+                        value?: string | number | boolean;
+                    } | {
+                        /**
+                         * @description the node's name in the scene tree
+                         * @enum {string}
+                         */
+                        node: "name";
+                        op: "eq" | "ne" | "contains";
+                        value: string;
+                    })[];
+                    /** @description files per page, at most (default 50) */
+                    limit?: number;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "files": [
+                     *         {
+                     *           "file": "665f1c2e8a4b3c0012a1b2c3",
+                     *           "name": "text",
+                     *           "parent": "text",
+                     *           "role": "owner",
+                     *           "matches": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": "text"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description files with at least one matching node, in file ID order */
+                        files: {
+                            /** @description file ID */
+                            file: string;
+                            /** @description the file's name */
+                            name: string;
+                            /** @description the file's directory in its owner's tree */
+                            parent: string;
+                            /** @description the caller's role on the file (a link session reads as a viewer) */
+                            role: "owner" | "editor" | "viewer";
+                            /** @description nodes of the file for which every condition holds */
+                            matches: number;
+                        }[];
+                        /** @description pass as `cursor` to go on; null once every file was looked into. A page may hold fewer files than `limit`, even none, and still have a cursor (see the bounds of a page) */
                         nextCursor: string | null;
                     };
                 };

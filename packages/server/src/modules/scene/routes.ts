@@ -1,11 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
+import { searchFiles } from './file-search.ts'
 import { readProperties } from './properties.ts'
 import {
   AttributesAnswer,
   AttributesPageAnswer,
   AttributesQuery,
+  FileSearchAnswer,
+  FileSearchBody,
   PropertiesAnswer,
   PropertiesQuery,
   SearchAnswer,
@@ -132,5 +135,27 @@ async function propertyRoutes(fastify: FastifyInstance, ctx: AppContext): Promis
       const { file, ...query } = request.body
       return { success: true as const, ...(await searchNodes(ctx, request.auth, file, query)) }
     },
+  )
+
+  app.post(
+    '/scene/search/files',
+    {
+      config: { link: 'read' },
+      schema: {
+        tags,
+        operationId: 'searchFiles',
+        summary: 'Find the files whose nodes match, across every file you may read',
+        description:
+          'The files you own and those shared with you (a link session: its one file) whose nodes ' +
+          'match every condition (the conditions of `POST /scene/search`), each with how many nodes ' +
+          'match, in file ID order. A page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES (500) ' +
+          'files and ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS (1,000 ms) of work, so ' +
+          'it may hold fewer files than `limit`, even none, with a `nextCursor`: the search is done ' +
+          'when `nextCursor` is null.',
+        body: FileSearchBody,
+        response: { 200: FileSearchAnswer },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await searchFiles(ctx, request.auth, request.body)) }),
   )
 }

@@ -118,3 +118,48 @@ export const SearchAnswer = Type.Object({
   total: Type.Integer({ minimum: 0, description: 'how many nodes match, over every page' }),
   nextCursor: NextCursor(),
 })
+
+export const FileSearchBody = Type.Object(
+  {
+    where: Type.Array(SearchCondition, {
+      minItems: 1,
+      maxItems: 16,
+      description: 'conditions that must all hold for a node',
+    }),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 200, description: 'files per page, at most (default 50)' }),
+    ),
+    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        where: [
+          { group: 'IFC', name: 'class', op: 'eq', value: 'IfcDoor' },
+          { group: 'Pset_DoorCommon', name: 'FireRating', op: 'exists' },
+        ],
+        limit: 50,
+      },
+    ],
+  },
+)
+
+const FileMatch = Type.Object({
+  file: Type.String({ pattern: ID_PATTERN, description: 'file ID' }),
+  name: Type.String({ description: "the file's name" }),
+  parent: Type.String({ description: "the file's directory in its owner's tree" }),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('editor'), Type.Literal('viewer')], {
+    description: "the caller's role on the file (a link session reads as a viewer)",
+  }),
+  matches: Type.Integer({ minimum: 1, description: 'nodes of the file for which every condition holds' }),
+})
+
+export const FileSearchAnswer = Type.Object({
+  success: Type.Literal(true),
+  files: Type.Array(FileMatch, { description: 'files with at least one matching node, in file ID order' }),
+  nextCursor: NextCursor(
+    'pass as `cursor` to go on; null once every file was looked into. A page may hold fewer ' +
+      'files than `limit`, even none, and still have a cursor (see the bounds of a page)',
+  ),
+})

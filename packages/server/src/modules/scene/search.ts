@@ -45,15 +45,9 @@ export async function searchNodes(
   await requireFileAccess(db, caller.accountId, fileId, 'read')
   const afterNodeId = query.cursor === undefined ? undefined : decodeNodeCursor(query.cursor)
   const limit = Math.min(query.limit ?? SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT)
-  for (const condition of query.where) if (!('node' in condition)) checkCondition(condition)
-  const published = await publishedRevision(db, fileId)
-  const sets: NodeSet[] = []
-  for (const condition of query.where) {
-    const set = await nodeSet(db, fileId, published, condition)
-    // A property the file never has: nothing can match every condition.
-    if (set === null) return { nodes: [], total: 0, nextCursor: null }
-    sets.push(set)
-  }
+  checkConditions(query.where)
+  const sets = await conditionSets(db, fileId, query.where)
+  if (sets === null) return { nodes: [], total: 0, nextCursor: null }
   const found = await searchPage(db, sets, { afterNodeId, limit })
   // A first page that holds every match has counted them: the count's second pass is only paid
   // when there is more than one page.
@@ -62,6 +56,30 @@ export async function searchNodes(
   const nodes = found.slice(0, limit)
   const last = nodes.at(-1)
   return { nodes, total, nextCursor: found.length > limit && last ? encodeNodeCursor(last) : null }
+}
+
+/** Refuses a condition that cannot be asked, whether or not a file has the property. */
+export function checkConditions(where: readonly Condition[]): void {
+  for (const condition of where) if (!('node' in condition)) checkCondition(condition)
+}
+
+/**
+ * The node sets of the conditions in the file's published properties; null when one names a property
+ * the file never has, so nothing can match every condition.
+ */
+export async function conditionSets(
+  db: Executor,
+  fileId: string,
+  where: readonly Condition[],
+): Promise<NodeSet[] | null> {
+  const published = await publishedRevision(db, fileId)
+  const sets: NodeSet[] = []
+  for (const condition of where) {
+    const set = await nodeSet(db, fileId, published, condition)
+    if (set === null) return null
+    sets.push(set)
+  }
+  return sets
 }
 
 async function nodeSet(
@@ -86,7 +104,6 @@ async function nodeSet(
   return rows.where('num', COMPARISONS[op], Number(value))
 }
 
-/** Refuses a condition that cannot be asked, whether or not the file has the property. */
 function checkCondition({ op, value }: Extract<Condition, { group: string }>): void {
   if (op === 'exists' && value !== undefined) throw invalid('`exists` takes no value')
   if (op !== 'exists' && value === undefined) throw invalid(`\`${op}\` needs a value`)

@@ -25,6 +25,10 @@ declare module '../../platform/config.ts' {
     accountMaxAttributeBytes: number
     /** Bytes of one event's `data` JSON; past it an attribute_updated event carries names, not values. */
     eventMaxDataBytes: number
+    /** Files one page of a search across files looks into, at most. */
+    searchPageMaxFiles: number
+    /** A page of a search across files ends at the first file past this many milliseconds of work. */
+    searchPageMaxMs: number
   }
 }
 
@@ -98,5 +102,19 @@ export const sceneSettings = [
     default: '64KiB',
     help: 'bytes of one event’s data; a larger attribute_updated event carries node IDs and names only (truncated)',
     parse: size(1024, '1KiB'),
+  },
+  {
+    name: 'TESSERA_SEARCH_PAGE_MAX_FILES',
+    key: 'searchPageMaxFiles',
+    default: '500',
+    help: 'files one page of POST /scene/search/files looks into, at most',
+    parse: integer(1, 100_000),
+  },
+  {
+    name: 'TESSERA_SEARCH_PAGE_MAX_MS',
+    key: 'searchPageMaxMs',
+    default: '1000',
+    help: 'a page of POST /scene/search/files ends at the first file past this many milliseconds',
+    parse: integer(1, 60_000),
   },
 ] satisfies Setting[]
