@@ -161,61 +161,18 @@ for (const dialect of dialects()) {
 
   describe(`pages of a search across files on ${dialect.name}`, () => {
     let t: TestApp
-    let owner: Awaited<ReturnType<typeof signedIn>>
-    /** A page's time: the untouched pages take a few ms, the slowed ones 100 ms a file. */
-    const PAGE_MS = 150
-    /** The files, in ID order; those with a rating of 60 match. */
-    const files: { id: string; rating: number }[] = []
-
+    let pager: Pager
     before(async () => {
-      t = await startApp(dialect, { licenses: 10, searchPageMaxFiles: 4, searchPageMaxMs: PAGE_MS })
-      owner = await signedIn(t.app, 'pager')
-      for (let i = 0; i < 13; i += 1) {
-        const id = await insertFileRow(t.app, owner.account.id, { name: `m${i}.ifc` })
-        const rating = i % 3 === 0 ? 60 : 30
-        await withProperties(id, [rating, rating])
-        files.push({ id, rating })
-      }
-      files.sort((a, b) => (a.id < b.id ? -1 : 1))
+      t = await startApp(dialect, { licenses: 10, searchPageMaxFiles: 4 })
+      pager = await seedPager(t, 13)
     })
     after(async () => t.close())
 
-    /** Two nodes with `Pset.Rating`, staged and published as a conversion does. */
-    async function withProperties(fileId: string, ratings: number[]): Promise<void> {
-      const set = { fileId, generation: 100 }
-      async function* entries() {
-        for (const [i, Rating] of ratings.entries())
-          yield { nodeId: `n${i}`, groups: { Pset: { Rating } }, units: {} }
-      }
-      const counts = await stageSceneProperties(t.db, set, entries())
-      await publishSceneProperties(t.db.kysely, set, counts)
-    }
-    async function pages(body: Record<string, unknown>): Promise<Answer[]> {
-      const answers: Answer[] = []
-      let cursor: string | null | undefined
-      do {
-        const payload = { ...body, ...(cursor ? { cursor } : {}) }
-        const res = await t.app.inject({
-          method: 'POST',
-          url: '/scene/search/files',
-          headers: owner.headers,
-          payload,
-        })
-        assert.equal(res.statusCode, 200, res.body)
-        const answer = res.json() as Answer
-        answers.push(answer)
-        cursor = answer.nextCursor
-      } while (cursor && answers.length < 50)
-      return answers
-    }
-    const matching = () => files.filter((f) => f.rating === 60).map((f) => f.id)
-    const where = [{ group: 'Pset', name: 'Rating', op: 'gte', value: 60 }]
-
     test('a page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES files; the pages hold each match once', async () => {
-      const answers = await pages({ where })
+      const answers = await pager.pages({ where: RATED_60 })
       // 13 files, 4 looked into per page: 4 pages, the last with a null cursor.
       const perPage = [0, 4, 8, 12].map(
-        (from) => files.slice(from, from + 4).filter((f) => f.rating === 60).length,
+        (from) => pager.files.slice(from, from + 4).filter((f) => f.rating === 60).length,
       )
       assert.deepEqual(
         answers.map((a) => a.files.length),
@@ -223,19 +180,19 @@ for (const dialect of dialects()) {
       )
       assert.deepEqual(
         answers.flatMap((a) => a.files.map((f) => f.file)),
-        matching(),
+        pager.matching(),
       )
       assert.ok(answers.every((a) => a.files.every((f) => f.matches === 2)))
     })
 
     test('`limit` ends a page at that many files; an empty page may still have a cursor', async () => {
-      const one = await pages({ where, limit: 1 })
+      const one = await pager.pages({ where: RATED_60, limit: 1 })
       assert.deepEqual(
         one.flatMap((a) => a.files.map((f) => f.file)),
-        matching(),
+        pager.matching(),
       )
       assert.ok(one.every((a) => a.files.length <= 1))
-      const none = await pages({ where: [{ group: 'Pset', name: 'Rating', op: 'gt', value: 60 }] })
+      const none = await pager.pages({ where: [{ group: 'Pset', name: 'Rating', op: 'gt', value: 60 }] })
       assert.deepEqual(
         none.map((a) => a.files.length),
         [0, 0, 0, 0],
@@ -245,12 +202,23 @@ for (const dialect of dialects()) {
         [false, false, false, true],
       )
     })
+  })
 
-    test('a page ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS', async () => {
+  describe(`the time bound of a page across files on ${dialect.name}`, () => {
+    let t: TestApp
+    let pager: Pager
+    before(async () => {
+      t = await startApp(dialect, { licenses: 10, searchPageMaxMs: 150 })
+      pager = await seedPager(t, 60)
+    })
+    after(async () => t.close())
+
+    test('a page ends at the first chunk of files past TESSERA_SEARCH_PAGE_MAX_MS', async () => {
+      assert.equal((await pager.pages({ where: RATED_60, limit: 200 })).length, 1, 'unhurried: one page')
       // The statements a builder runs go through the instance's executor (not Kysely#executeQuery).
       const executor = t.db.kysely.getExecutor()
       const original = executor.executeQuery.bind(executor)
-      // Each file's published generation takes 100 ms to read: past the 150 ms of a page at the 2nd.
+      // Each chunk of 25 files takes 100 ms to count: past the page's 150 ms after the second.
       const slowed: typeof executor.executeQuery = async (query) => {
         if (/from "scene_property_sets"/.test(query.sql))
           await new Promise((resolve) => setTimeout(resolve, 100))
@@ -258,16 +226,74 @@ for (const dialect of dialects()) {
       }
       Object.defineProperty(executor, 'executeQuery', { value: slowed, configurable: true, writable: true })
       try {
-        const answers = await pages({ where, limit: 200 })
-        // 13 files, 2 looked into per page.
-        assert.equal(answers.length, 7)
+        const answers = await pager.pages({ where: RATED_60, limit: 200 })
+        // 60 files: 50 looked into on the first page, 10 on the second.
+        const firstFifty = pager.files.slice(0, 50).filter((f) => f.rating === 60).length
+        assert.deepEqual(
+          answers.map((a) => a.files.length),
+          [firstFifty, pager.matching().length - firstFifty],
+        )
         assert.deepEqual(
           answers.flatMap((a) => a.files.map((f) => f.file)),
-          matching(),
+          pager.matching(),
         )
       } finally {
         Reflect.deleteProperty(executor, 'executeQuery')
       }
     })
   })
+}
+
+const RATED_60 = [{ group: 'Pset', name: 'Rating', op: 'gte', value: 60 }]
+
+interface Pager {
+  /** The files, in ID order; those with a rating of 60 match RATED_60. */
+  files: { id: string; rating: number }[]
+  matching(): string[]
+  /** Every page of a search, followed to the null cursor. */
+  pages(body: Record<string, unknown>): Promise<Answer[]>
+}
+
+/** `count` files of an account, every third rated 60, written straight into the tables. */
+async function seedPager(t: TestApp, count: number): Promise<Pager> {
+  const owner = await signedIn(t.app, 'pager')
+  const files: Pager['files'] = []
+  for (let i = 0; i < count; i += 1) {
+    const id = await insertFileRow(t.app, owner.account.id, { name: `m${i}.ifc` })
+    const rating = i % 3 === 0 ? 60 : 30
+    await withProperties(t, id, [rating, rating])
+    files.push({ id, rating })
+  }
+  files.sort((a, b) => (a.id < b.id ? -1 : 1))
+  async function pages(body: Record<string, unknown>): Promise<Answer[]> {
+    const answers: Answer[] = []
+    let cursor: string | null | undefined
+    do {
+      const payload = { ...body, ...(cursor ? { cursor } : {}) }
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/scene/search/files',
+        headers: owner.headers,
+        payload,
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      const answer = res.json() as Answer
+      answers.push(answer)
+      cursor = answer.nextCursor
+    } while (cursor && answers.length < 100)
+    return answers
+  }
+  const matching = () => files.filter((f) => f.rating === 60).map((f) => f.id)
+  return { files, matching, pages }
+}
+
+/** Nodes with `Pset.Rating`, staged and published as a conversion does. */
+async function withProperties(t: TestApp, fileId: string, ratings: number[]): Promise<void> {
+  const set = { fileId, generation: 100 }
+  async function* entries() {
+    for (const [i, Rating] of ratings.entries())
+      yield { nodeId: `n${i}`, groups: { Pset: { Rating } }, units: {} }
+  }
+  const counts = await stageSceneProperties(t.db, set, entries())
+  await publishSceneProperties(t.db.kysely, set, counts)
 }

@@ -201,3 +201,51 @@ export async function countMatches(db: Executor, sets: readonly NodeSet[]): Prom
     .executeTakeFirstOrThrow()
   return Number(row.total)
 }
+
+/** A set of (file, node) pairs a condition selects across files (file-search.ts). */
+export type FileNodeSet = SelectQueryBuilder<
+  Database,
+  'scene_property_sets' | 'scene_property_keys' | 'scene_properties' | 'scene_nodes',
+  { file_id: string; node_id: string }
+>
+
+/**
+ * The rows of property (grp, name) in the published generation of each of `fileIds`: from the
+ * published set, through the key dictionary's (file, generation, group, name) index, to the
+ * properties' index that starts at (file, generation, key). file-search.ts adds the value's test.
+ */
+export function publishedMatchesIn(db: Executor, fileIds: readonly string[], grp: string, name: string) {
+  return db
+    .selectFrom('scene_property_sets')
+    .innerJoin('scene_property_keys', (join) =>
+      join
+        .onRef('scene_property_keys.file_id', '=', 'scene_property_sets.file_id')
+        .onRef('scene_property_keys.generation', '=', 'scene_property_sets.generation'),
+    )
+    .innerJoin('scene_properties', (join) =>
+      join
+        .onRef('scene_properties.file_id', '=', 'scene_property_keys.file_id')
+        .onRef('scene_properties.generation', '=', 'scene_property_keys.generation')
+        .onRef('scene_properties.key_id', '=', 'scene_property_keys.key_id'),
+    )
+    .select(['scene_properties.file_id', 'scene_properties.node_id'])
+    .where('scene_property_sets.file_id', 'in', fileIds)
+    .where('scene_property_keys.grp', '=', grp)
+    .where('scene_property_keys.name', '=', name)
+}
+
+/** How many nodes of each file are in every set (files without any are left out). */
+export async function countMatchesPerFile(
+  db: Executor,
+  sets: readonly FileNodeSet[],
+): Promise<Map<string, number>> {
+  const [first, ...rest] = sets
+  if (!first) return new Map()
+  const matches = rest.reduce((all, set) => all.intersect(set), first)
+  const rows = await db
+    .selectFrom(matches.as('m'))
+    .select(['m.file_id', sql<number>`count(*)`.as('total')])
+    .groupBy('m.file_id')
+    .execute()
+  return new Map(rows.map((row) => [row.file_id, Number(row.total)]))
+}

@@ -1,13 +1,11 @@
 // Search of a file's nodes by their model properties and names (docs/api.md, "Model properties").
 // Each condition selects a set of node IDs through an index that starts at (file, key) — or the
 // file's scene nodes, for a name — and the answer is their intersection, paged in node ID order.
-import { sql } from 'kysely'
 import type { AppContext } from '../../platform/context.ts'
 import type { Executor } from '../../platform/db/index.ts'
-import { AppError } from '../../platform/errors.ts'
 import { requireFileAccess } from '../files/index.ts'
+import { type Condition, checkConditions, type NameCondition, nameTest, valueTest } from './conditions.ts'
 import { decodeNodeCursor, encodeNodeCursor } from './pages.ts'
-import { searchedText } from './properties.ts'
 import {
   countMatches,
   keyIdsOf,
@@ -18,13 +16,6 @@ import {
   searchPage,
 } from './property-rows.ts'
 import type { Caller } from './service.ts'
-
-type Op = 'eq' | 'ne' | 'contains' | 'lt' | 'lte' | 'gt' | 'gte' | 'exists'
-type Value = string | number | boolean
-
-export type Condition =
-  | { group: string; name: string; op: Op; value?: Value }
-  | { node: 'name'; op: 'eq' | 'ne' | 'contains'; value: string }
 
 export interface SearchAnswer {
   nodes: string[]
@@ -58,16 +49,11 @@ export async function searchNodes(
   return { nodes, total, nextCursor: found.length > limit && last ? encodeNodeCursor(last) : null }
 }
 
-/** Refuses a condition that cannot be asked, whether or not a file has the property. */
-export function checkConditions(where: readonly Condition[]): void {
-  for (const condition of where) if (!('node' in condition)) checkCondition(condition)
-}
-
 /**
  * The node sets of the conditions in the file's published properties; null when one names a property
  * the file never has, so nothing can match every condition.
  */
-export async function conditionSets(
+async function conditionSets(
   db: Executor,
   fileId: string,
   where: readonly Condition[],
@@ -92,46 +78,14 @@ async function nodeSet(
   const keyIds = published ? await keyIdsOf(db, published, condition.group, condition.name) : []
   if (!published || keyIds.length === 0) return null
   const rows = propertyMatches(db, published, keyIds)
-  const { op, value } = condition
-  if (op === 'exists' || value === undefined) return rows
-  if (op === 'contains') return rows.where(sql<boolean>`text like ${likePattern(String(value))} escape '\\'`)
-  if (op === 'eq' || op === 'ne') {
-    const compare = op === 'eq' ? '=' : '<>'
-    return typeof value === 'number'
-      ? rows.where('num', compare, value)
-      : rows.where('text', compare, searchedText(String(value)))
-  }
-  return rows.where('num', COMPARISONS[op], Number(value))
+  const test = valueTest(condition, (column) => column)
+  return test === null ? rows : rows.where(test)
 }
 
-function checkCondition({ op, value }: Extract<Condition, { group: string }>): void {
-  if (op === 'exists' && value !== undefined) throw invalid('`exists` takes no value')
-  if (op !== 'exists' && value === undefined) throw invalid(`\`${op}\` needs a value`)
-  if (op in COMPARISONS && typeof value !== 'number') {
-    throw invalid(`\`${op}\` compares numbers: give a number as value`)
-  }
-}
-
-const COMPARISONS = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
-
-/**
- * Node names compare in lower case: SQLite's lower() folds ASCII letters only, PostgreSQL's every
- * letter, so names beyond ASCII match their exact case on SQLite.
- */
-function nameSet(db: Executor, fileId: string, condition: Extract<Condition, { node: 'name' }>): NodeSet {
-  const rows = db.selectFrom('scene_nodes').select('node_id').where('file_id', '=', fileId)
-  const name = sql<string>`lower(name)`
-  const value = condition.value.toLowerCase()
-  if (condition.op === 'contains')
-    return rows.where(sql<boolean>`${name} like ${likePattern(value)} escape '\\'`)
-  return rows.where(name, condition.op === 'eq' ? '=' : '<>', value)
-}
-
-/** `%…%` around the text, its own `%`, `_` and `\` escaped; lowercased as stored text is. */
-function likePattern(text: string): string {
-  return `%${searchedText(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
-function invalid(detail: string): AppError {
-  return new AppError('VALIDATION_FAILED', `Search condition: ${detail}.`)
+function nameSet(db: Executor, fileId: string, condition: NameCondition): NodeSet {
+  return db
+    .selectFrom('scene_nodes')
+    .select('node_id')
+    .where('file_id', '=', fileId)
+    .where(nameTest(condition))
 }
