@@ -141,26 +141,28 @@ describe('retries against scripted servers', () => {
     assert.ok(Date.now() - started >= 375, `${Date.now() - started} ms`)
   })
 
-  test('a search, a read sent with POST, is sent again without a key', async () => {
-    const server = await scripted((n, req, res) => (n === 0 ? req.socket.destroy() : ok(res)))
-    try {
-      const response = await fetcher(2)(`${server.url}/scene/search`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"file":"0123456789abcdef01234567","where":[{"node":"name","op":"eq","value":"x"}]}',
-      })
-      assert.equal(response.status, 200)
-      assert.deepEqual(
-        server.seen.map((s) => [s.method, s.url, s.key]),
-        [
-          ['POST', '/scene/search', undefined],
-          ['POST', '/scene/search', undefined],
-        ],
-      )
-    } finally {
-      await server.close()
-    }
-  })
+  for (const path of ['/scene/search', '/scene/search/files']) {
+    test(`a search (${path}), a read sent with POST, is sent again without a key`, async () => {
+      const server = await scripted((n, req, res) => (n === 0 ? req.socket.destroy() : ok(res)))
+      try {
+        const response = await fetcher(2)(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"file":"0123456789abcdef01234567","where":[{"node":"name","op":"eq","value":"x"}]}',
+        })
+        assert.equal(response.status, 200)
+        assert.deepEqual(
+          server.seen.map((s) => [s.method, s.url, s.key]),
+          [
+            ['POST', path, undefined],
+            ['POST', path, undefined],
+          ],
+        )
+      } finally {
+        await server.close()
+      }
+    })
+  }
 
   test('an attempt without an answer within timeoutMs is abandoned and retried', async () => {
     const server = await scripted((n, _req, res) => (n === 0 ? undefined : ok(res)))
