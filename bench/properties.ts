@@ -21,16 +21,10 @@
 // a body of the same size on the same machine in the same run (the floor of an HTTP round trip).
 import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
-import {
-  propertyGeneration,
-  publishSceneProperties,
-  replaceSceneTree,
-  stageSceneProperties,
-} from '../packages/server/src/modules/scene/index.ts'
 import { signedIn } from '../packages/server/test/support/api.ts'
 import { insertFileRow } from '../packages/server/test/support/file-rows.ts'
 import { dialects, startApp, type TestApp } from '../packages/server/test/support/harness.ts'
-import { estateOf } from './peers/estate.ts'
+import { estateOf, storeEstate } from './peers/estate.ts'
 import { acrossBench } from './peers/properties-across.ts'
 import { convertBench } from './peers/properties-convert.ts'
 import { type ResultRow, record } from './results.ts'
@@ -121,7 +115,10 @@ function cases(fileId: string): Case[] {
       name: 'classified (exists, 50,000 match)',
       body: where({ group: 'Classification', name: 'Uniclass', op: 'exists' }),
     },
-    { name: 'one node’s properties', url: `/scene/properties?file=${fileId}&node=${estate.elementId(4242)}` },
+    {
+      name: 'one node’s properties',
+      url: `/scene/properties?file=${fileId}&node=${estate.elementId(Math.min(4242, ELEMENTS - 1))}`,
+    },
     { name: 'a page of 1,000 nodes', url: `/scene/properties?file=${fileId}&limit=1000` },
   ]
 }
@@ -139,12 +136,7 @@ async function benchDialect(
     const other = await insertFileRow({ ctx: { db: t.db } }, user.account.id, { name: 'other.glb' })
     const writes = writeLoop(base, user.headers, other)
     const started = performance.now()
-    const set = { fileId, generation: propertyGeneration(1, 1) }
-    const stored = await stageSceneProperties(t.db, set, estate.elements())
-    await t.db.kysely.transaction().execute(async (tx) => {
-      await replaceSceneTree(tx, fileId, estate.tree())
-      await publishSceneProperties(tx, set, stored)
-    })
+    const stored = await storeEstate(t.db, fileId, estate)
     const storeMs = performance.now() - started
     const waits = await writes.stop()
     console.log(

@@ -3,6 +3,13 @@
 // with units, a layered material, a classification: 26 per element), as a conversion extracts them.
 import { createHash } from 'node:crypto'
 import type { NodePropertiesInput, SceneNode } from '../../packages/server/src/modules/scene/index.ts'
+import {
+  propertyGeneration,
+  publishSceneProperties,
+  replaceSceneTree,
+  stageSceneProperties,
+} from '../../packages/server/src/modules/scene/index.ts'
+import type { Db } from '../../packages/server/src/platform/db/index.ts'
 
 const STOREYS = 10
 const CLASSES = [
@@ -104,4 +111,15 @@ export interface Estate {
 
 export function estateOf(elements: number): Estate {
   return { elementId, tree: () => tree(elements), elements: () => elementsOf(elements) }
+}
+
+/** Stores an estate as a file's tree and properties the way a conversion does: staged, then published with the tree. */
+export async function storeEstate(db: Db, fileId: string, estate: Estate) {
+  const set = { fileId, generation: propertyGeneration(1, 1) }
+  const stored = await stageSceneProperties(db, set, estate.elements())
+  await db.kysely.transaction().execute(async (tx) => {
+    await replaceSceneTree(tx, fileId, estate.tree())
+    await publishSceneProperties(tx, set, stored)
+  })
+  return stored
 }

@@ -4,18 +4,11 @@
 // cursor (pages of 200 files, each also bounded by the server's time per page), against
 // what a client pays without it: POST /scene/search on each file in turn, over the same connection
 // pool, in the same run.
-import type { NodePropertiesInput } from '../../packages/server/src/modules/scene/index.ts'
-import {
-  propertyGeneration,
-  publishSceneProperties,
-  replaceSceneTree,
-  stageSceneProperties,
-} from '../../packages/server/src/modules/scene/index.ts'
 import { signedIn } from '../../packages/server/test/support/api.ts'
 import { insertFileRow } from '../../packages/server/test/support/file-rows.ts'
 import { dialects, startApp, type TestApp } from '../../packages/server/test/support/harness.ts'
 import type { ResultRow } from '../results.ts'
-import { estateOf } from './estate.ts'
+import { estateOf, storeEstate } from './estate.ts'
 
 interface Timing {
   p50: number
@@ -46,13 +39,7 @@ async function storeFiles(t: TestApp, ownerId: string, files: number, elements: 
   const ids: string[] = []
   for (let f = 0; f < files; f++) {
     const fileId = await insertFileRow({ ctx: { db: t.db } }, ownerId, { name: `building-${f}.ifc` })
-    const set = { fileId, generation: propertyGeneration(1, 1) }
-    const entries: AsyncIterable<NodePropertiesInput> = estate.elements()
-    const stored = await stageSceneProperties(t.db, set, entries)
-    await t.db.kysely.transaction().execute(async (tx) => {
-      await replaceSceneTree(tx, fileId, estate.tree())
-      await publishSceneProperties(tx, set, stored)
-    })
+    await storeEstate(t.db, fileId, estate)
     ids.push(fileId)
   }
   return ids

@@ -7409,7 +7409,7 @@ export interface operations {
                 "application/json": {
                     /** @description file ID */
                     file: string;
-                    /** @description conditions that must all hold */
+                    /** @description conditions that must all hold for a node */
                     where: ({
                         /** @description property group, e.g. `Pset_WallCommon` */
                         group: string;

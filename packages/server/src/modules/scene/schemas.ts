@@ -84,18 +84,22 @@ export const PropertiesAnswer = Type.Object({
   ),
 })
 
+/** The conditions of a search, in one file or across files: 1 to 16, every one must hold for a node. */
+const Conditions = Type.Array(SearchCondition, {
+  minItems: 1,
+  maxItems: 16,
+  description: 'conditions that must all hold for a node',
+})
+const PageCursor = Type.Optional(Type.String({ description: 'nextCursor of the previous page' }))
+
 export const SearchBody = Type.Object(
   {
     file: FileId,
-    where: Type.Array(SearchCondition, {
-      minItems: 1,
-      maxItems: 16,
-      description: 'conditions that must all hold',
-    }),
+    where: Conditions,
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 1000, description: 'node IDs per page (default 100)' }),
     ),
-    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+    cursor: PageCursor,
   },
   {
     additionalProperties: false,
@@ -121,15 +125,11 @@ export const SearchAnswer = Type.Object({
 
 export const FileSearchBody = Type.Object(
   {
-    where: Type.Array(SearchCondition, {
-      minItems: 1,
-      maxItems: 16,
-      description: 'conditions that must all hold for a node',
-    }),
+    where: Conditions,
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 200, description: 'files per page, at most (default 50)' }),
     ),
-    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+    cursor: PageCursor,
   },
   {
     additionalProperties: false,
