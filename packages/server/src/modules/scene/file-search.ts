@@ -1,10 +1,10 @@
 // Search across files (docs/api.md, "Search across files"): which of the files a caller may read
-// hold nodes for which every condition holds, and how many. The files are taken in file ID order,
-// a chunk at a time (FILES_PER_STATEMENT): a statement per property condition finds its keys in the chunk's files (those
-// without it are out), then one statement counts the matches of the rest, each condition reading
-// the indexes that start at (file, generation, key) as the search in one file does. A page
-// is bounded in files looked into and in time, so it may end with fewer files than asked, even
-// none, and a cursor: only a null cursor says the search is done.
+// hold nodes for which every condition holds, and how many. The files are taken in file ID order, a
+// chunk at a time (FILES_PER_STATEMENT): a statement per property condition finds its keys in the
+// chunk's files (a file without them is out), then one statement counts the matches of the rest,
+// each condition reading the indexes that start at (file, generation, key) as the search in one
+// file does. A page is bounded in files looked into and in time, so it may end with fewer files
+// than asked, even none, and a cursor: only a null cursor says the search is done.
 import { performance } from 'node:perf_hooks'
 import type { AppContext } from '../../platform/context.ts'
 import { type Executor, forDialect, type PerDialect } from '../../platform/db/index.ts'
@@ -25,10 +25,10 @@ import type { Caller } from './service.ts'
 const FILES_DEFAULT_LIMIT = 50
 /**
  * Files counted by one statement, per database. PostgreSQL: 25, so that round trips stay few (200
- * buildings, doors rated REI60: 546 → 100 ms p50 against statements per file) and the time bound
- * is still checked every few tens of ms. SQLite: 1, as its statements are calls in the process and
- * its plan of a statement over 25 files was slower (the same search: 362 ms, against 80 ms a file
- * at a time; bench:properties --across).
+ * buildings, doors rated REI60: 546 → 90 ms p50 against four statements per file) and the time
+ * bound is still checked every few tens of ms. SQLite: 1, as its statements are calls in the
+ * process and its plan of a statement over 25 files was slower (the same search: 362 ms, against
+ * 65 ms a file at a time; bench:properties --across).
  */
 const FILES_PER_STATEMENT: PerDialect<number> = { sqlite: 1, postgres: 25 }
 
