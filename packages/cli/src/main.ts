@@ -1,6 +1,6 @@
-// `tessera`: the client commands (login, upload, ls, download, props, search, find, bcf, listen, trigger,
-// webhooks, link, licenses)
-// talk to a running instance through @tessera/client; the server's admin commands are run by
+// `tessera`: the client commands (login, upload, ls, download, props, search, find, bcf, listen,
+// trigger, webhooks, link, licenses) talk to a running instance through @tessera/client; the
+// server's admin commands are run by
 // `tessera-server` from @tessera/server when it is installed (server-commands.ts).
 import { readFileSync } from 'node:fs'
 import { CLIENT_COMMAND_NAMES, runClientCommand } from './client-commands.ts'
