@@ -8,6 +8,8 @@ import { FilesScreen } from './screens/files.tsx'
 import { forgetFolders } from './screens/folders.ts'
 import { GuestApp } from './screens/guest.tsx'
 import { useEventStream } from './screens/live.ts'
+import { queryFromParam } from './screens/property-values.ts'
+import { SearchScreen } from './screens/search.tsx'
 import { SignIn } from './screens/sign-in.tsx'
 import { ThemeSwitch } from './screens/theme-switch.tsx'
 import { UploadTray } from './screens/uploads.tsx'
@@ -35,6 +37,7 @@ const NAV = [
   { to: '/files', label: 'Files', match: (p: string) => p === '/' || p.startsWith('/files') },
   { to: '/shared', label: 'Shared with me', match: (p: string) => p.startsWith('/shared') },
   { to: '/favourites', label: 'Favourites', match: (p: string) => p.startsWith('/favourites') },
+  { to: '/search', label: 'Search', match: (p: string) => p.startsWith('/search') },
   { to: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
   { to: '/settings', label: 'Account', match: (p: string) => p.startsWith('/settings') },
 ]
@@ -159,7 +162,9 @@ function TopBar(props: { identity: Identity; path: string; onSignOut: () => void
 }
 
 function route(path: string, query: URLSearchParams) {
-  if (path.startsWith('/view/')) return <ViewerScreen id={decodeURIComponent(path.slice(6))} />
+  if (path.startsWith('/view/'))
+    return <ViewerScreen id={decodeURIComponent(path.slice(6))} find={queryFromParam(query.get('find'))} />
+  if (path.startsWith('/search')) return <SearchScreen find={query.get('find')} />
   if (path.startsWith('/shared')) return <FilesScreen shared />
   if (path.startsWith('/favourites')) return <FilesScreen favourites />
   if (path.startsWith('/webhooks')) return <WebhooksScreen />

@@ -1,7 +1,7 @@
 // Model properties without a browser: values in words, the names a search offers, the conditions
-// made from what was typed, the legend of "Colour by value" (categories, ranges, parts without the
-// value) and the engine's part colours on three.js meshes (painted copies, the nearest coloured node
-// deciding, own materials back after).
+// made from what was typed, a query carried in the address (?find=), the legend of "Colour by
+// value" (categories, ranges, parts without the value) and the engine's part colours on three.js
+// meshes (painted copies, the nearest coloured node deciding, own materials back after).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import * as THREE from 'three'
@@ -12,6 +12,8 @@ import {
   exactValue,
   learnNames,
   orderedGroups,
+  queryFromParam,
+  queryParam,
   shownValue,
 } from '../src/screens/property-values.ts'
 import { PartColours } from '../src/viewer/part-colours.ts'
@@ -76,6 +78,24 @@ describe('property values', () => {
     assert.equal(made('extras', 'width', 'gt', 'wide').ok, false)
     assert.equal(made('', 'width', 'eq', '1').ok, false)
     assert.equal(made('extras', 'width', 'eq', '  ').ok, false)
+  })
+})
+
+describe('a query in the address (?find=)', () => {
+  it('goes there and back as JSON; anything else is no query', () => {
+    const query = { group: 'Pset & Co', name: 'Fire/Rating?', op: 'eq' as const, value: 'REI 60' }
+    const param = queryParam(query)
+    assert.ok(!/[&?/ ]/.test(param), param)
+    assert.deepEqual(queryFromParam(new URLSearchParams(`find=${param}`).get('find')), query)
+    assert.equal(JSON.parse(decodeURIComponent(queryParam({ ...query, op: 'exists' }))).value, '')
+    for (const bad of [null, '', 'nope', '{}', '[1]', 'null', '{"group":"g","name":"n","op":"like"}'])
+      assert.equal(queryFromParam(bad), null, String(bad))
+    assert.deepEqual(queryFromParam('{"group":"g","name":"n","op":"exists"}'), {
+      group: 'g',
+      name: 'n',
+      op: 'exists',
+      value: '',
+    })
   })
 })
 

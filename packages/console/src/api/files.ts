@@ -2,7 +2,15 @@
 // revisions, through the SDK (tessera.files; in browsers its upload is an XHR, the one way to get
 // upload progress over HTTP/1.1).
 import { ApiError, type Connection } from './connection.ts'
-import type { BcfImport, FileRecord, FileRevision, Folder, Listing } from './types.ts'
+import type {
+  BcfImport,
+  FileRecord,
+  FileRevision,
+  FileSearchPage,
+  Folder,
+  Listing,
+  SearchCondition,
+} from './types.ts'
 
 export interface UploadProgress {
   loaded: number
@@ -39,6 +47,18 @@ export class Files {
   /** Files others shared with me, each with my role (GET /file/dir/shared/). */
   async listShared(): Promise<FileRecord[]> {
     return (await this.#connection.signedIn.files.shared()).files
+  }
+
+  /**
+   * One page of the files I may read (own and shared) holding nodes every condition holds for, with
+   * how many `matches` (POST /scene/search/files). A page may hold fewer than `limit`, even none,
+   * with a `nextCursor`: the search is done only when `nextCursor` is null.
+   */
+  searchFiles(
+    where: readonly SearchCondition[],
+    page: { limit: number; cursor?: string },
+  ): Promise<FileSearchPage> {
+    return this.#connection.signedIn.files.searchFiles(where, page)
   }
 
   /** The files I starred, own and shared, each with my role (GET /file/dir/favourites/, every page). */

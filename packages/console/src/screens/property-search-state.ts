@@ -99,10 +99,18 @@ async function searchAll(file: string, condition: SearchCondition, current: () =
   return { ids, total }
 }
 
-export function usePropertySearch(file: string, engine: RefObject<ViewerEngine | null>) {
-  const [open, setOpen] = useState(false)
+/**
+ * `handed`: a query handed over in the address (`?find=`, the Search screen's links): the
+ * disclosure opens with it filled in and it runs once, as soon as the viewer opens.
+ */
+export function usePropertySearch(
+  file: string,
+  engine: RefObject<ViewerEngine | null>,
+  handed: Query | null = null,
+) {
+  const [open, setOpen] = useState(handed !== null)
   const { catalogue, learn } = useCatalogue(file, open)
-  const [query, setQuery] = useState<Query>({ group: '', name: '', op: 'eq', value: '' })
+  const [query, setQuery] = useState<Query>(handed ?? { group: '', name: '', op: 'eq', value: '' })
   const [found, setFound] = useState<Found | null>(null)
   const [colouring, setColouring] = useState<Colouring | null>(null)
   const runs = useRuns()
@@ -127,6 +135,11 @@ export function usePropertySearch(file: string, engine: RefObject<ViewerEngine |
       if (result) setFound({ ...result, query: asked })
     })
   }
+
+  // Once per file opened: `find` reads the handed query (the state's first value).
+  useEffect(() => {
+    if (handed) void find()
+  }, [file])
 
   const colour = (group: string, name: string): Promise<void> => {
     const ids = found?.ids ?? []

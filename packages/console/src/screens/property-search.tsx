@@ -5,8 +5,8 @@
 import { useState } from 'preact/hooks'
 import { Notice } from '../ui/notice.tsx'
 import { PropertyLegend } from './property-legend.tsx'
+import { PropertyQueryForm } from './property-query.tsx'
 import { type Colouring, type Found, MAX_FOUND, type PropertySearch } from './property-search-state.ts'
-import { OPERATORS, type Operator, type Query } from './property-values.ts'
 
 /** "N parts found" (and how many are used, past the bound; what they are coloured by). */
 function countText(found: Found | null, colouring: Colouring | null): string {
@@ -16,63 +16,6 @@ function countText(found: Found | null, colouring: Colouring | null): string {
   const text = `${n.toLocaleString('en')} ${n === 1 ? 'part' : 'parts'} found`
   const used = n > found.ids.length ? `${text}; the first ${MAX_FOUND.toLocaleString('en')} are used` : text
   return colouring ? `${used}; coloured by ${colouring.group} · ${colouring.name}` : used
-}
-
-const placeholders: Record<string, string> = { number: 'a number', boolean: 'Yes or No', text: 'text' }
-
-function QueryForm(props: { search: PropertySearch }) {
-  const { search } = props
-  const { query, catalogue } = search
-  const set = (patch: Partial<Query>) => search.setQuery({ ...query, ...patch })
-  const names = catalogue.get(query.group.trim())
-  const kind = names?.get(query.name.trim())
-  return (
-    <form
-      class="property-query"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void search.find()
-      }}
-    >
-      <Suggested
-        id="property-group"
-        label="Group"
-        value={query.group}
-        options={[...catalogue.keys()]}
-        onInput={(group) => set({ group })}
-      />
-      <Suggested
-        id="property-name"
-        label="Property"
-        value={query.name}
-        options={[...(names?.keys() ?? [])]}
-        onInput={(name) => set({ name })}
-      />
-      <label for="property-op">Comparison</label>
-      <select
-        id="property-op"
-        value={query.op}
-        onChange={(e) => set({ op: e.currentTarget.value as Operator })}
-      >
-        {OPERATORS.map(({ op, label }) => (
-          <option key={op} value={op}>
-            {label}
-          </option>
-        ))}
-      </select>
-      <label for="property-value">Value</label>
-      <input
-        id="property-value"
-        value={query.op === 'exists' ? '' : query.value}
-        disabled={query.op === 'exists'}
-        placeholder={kind && query.op !== 'exists' ? placeholders[kind] : undefined}
-        onInput={(e) => set({ value: e.currentTarget.value })}
-      />
-      <button type="submit" class="small">
-        Find
-      </button>
-    </form>
-  )
 }
 
 /** What can be done with the found parts: select, isolate (Show all comes back), colour. */
@@ -129,34 +72,6 @@ function FoundActions(props: {
   )
 }
 
-/** A labelled text field suggesting `options` (a datalist), any text allowed. */
-function Suggested(props: {
-  id: string
-  label: string
-  value: string
-  options: string[]
-  onInput: (value: string) => void
-}) {
-  const list = `${props.id}-options`
-  return (
-    <>
-      <label for={props.id}>{props.label}</label>
-      <input
-        id={props.id}
-        list={list}
-        autocomplete="off"
-        value={props.value}
-        onInput={(e) => props.onInput(e.currentTarget.value)}
-      />
-      <datalist id={list}>
-        {props.options.map((option) => (
-          <option key={option} value={option} />
-        ))}
-      </datalist>
-    </>
-  )
-}
-
 export function PropertyTools(props: {
   search: PropertySearch
   /** How many nodes are hidden now (Show all is offered while any is). */
@@ -175,7 +90,14 @@ export function PropertyTools(props: {
         onToggle={(e) => search.setOpen(e.currentTarget.open)}
       >
         <summary>Find by property</summary>
-        <QueryForm search={search} />
+        <PropertyQueryForm
+          idPrefix="property"
+          query={search.query}
+          catalogue={search.catalogue}
+          submitLabel="Find"
+          onQuery={search.setQuery}
+          onSubmit={() => void search.find()}
+        />
         <p class="property-count" role="status" data-count={found ? found.total : ''}>
           {search.progress || countText(found, search.colouring)}
         </p>

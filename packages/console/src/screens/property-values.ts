@@ -118,3 +118,23 @@ export function conditionOf(query: Query, catalogue: Catalogue): Made {
   if (n === null) return { ok: false, message: 'Give a number: this comparison is between numbers.' }
   return { ok: true, condition: { group, name, op: query.op, value: n } }
 }
+
+const isOperator = (op: unknown): op is Operator => OPERATORS.some((o) => o.op === op)
+
+/** A query as the address carries it (`?find=`: JSON of the four fields), for links between screens. */
+export function queryParam(query: Query): string {
+  const { group, name, op, value } = query
+  return encodeURIComponent(JSON.stringify({ group, name, op, value: op === 'exists' ? '' : value }))
+}
+
+/** The query of a `find` parameter (already decoded by URLSearchParams), or null when it holds none. */
+export function queryFromParam(text: string | null): Query | null {
+  if (!text) return null
+  try {
+    const q = JSON.parse(text) as Partial<Record<keyof Query, unknown>> | null
+    if (!q || typeof q.group !== 'string' || typeof q.name !== 'string' || !isOperator(q.op)) return null
+    return { group: q.group, name: q.name, op: q.op, value: typeof q.value === 'string' ? q.value : '' }
+  } catch {
+    return null
+  }
+}

@@ -13,6 +13,7 @@ import { cameraOf, type Draft, pointOf } from './annotations.tsx'
 import { type LiveView, useLiveSession } from './live-session.ts'
 import { PresenceStrip } from './presence.tsx'
 import { usePropertySearch } from './property-search-state.ts'
+import type { Query } from './property-values.ts'
 import { useSelection } from './selection-state.ts'
 import { ViewCube } from './tools/view-cube.tsx'
 import { hiddenExcept, indexTree } from './tree-index.ts'
@@ -189,8 +190,8 @@ function partsOf(
   }
 }
 
-/** `guest`: opened through a link (no account): no way back to the files, read-only panels. */
-export function ViewerScreen(props: { id: string; guest?: boolean }) {
+/** `guest`: opened through a link (no account): no way back to the files, read-only panels; `find`: a property search run on open. */
+export function ViewerScreen(props: { id: string; guest?: boolean; find?: Query | null }) {
   const canvas = useRef<HTMLCanvasElement>(null)
   const engine = useRef<ViewerEngine | null>(null)
   const model = useModel(props.id, canvas, engine)
@@ -200,7 +201,7 @@ export function ViewerScreen(props: { id: string; guest?: boolean }) {
   const [draft, setDraft] = useState<Draft | null>(null)
   const state = useViewerState(engine, model.tree, model.loading.phase)
   const search = useTreeSearch(state.index)
-  const properties = usePropertySearch(props.id, engine)
+  const properties = usePropertySearch(props.id, engine, props.find ?? null)
   const live = useViewerLive(props, engine, model, state, {
     annotation: reloadAnnotations,
     configuration: reloadViews,

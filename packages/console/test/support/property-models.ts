@@ -43,3 +43,20 @@ export function panelsGlb(): Promise<Uint8Array> {
 export function houseWithProperties(): Buffer {
   return readFileSync(path.join(SERVER_DIR, 'test/fixtures/conversion/house-properties.ifc'))
 }
+
+/** A row of grey panels, one per rating, each with `extras.fireRating` (the search-files test's models). */
+export function ratedPanelsGlb(ratings: readonly string[]): Promise<Uint8Array> {
+  const document = new Document()
+  const root = document.createNode('Panels')
+  document.createScene('Scene').addChild(root)
+  const panel = box(document, 'panel', [0.8, 1.6, 0.8], GREY)
+  ratings.forEach((fireRating, i) => {
+    const node = document
+      .createNode(`Panel ${i + 1}`)
+      .setMesh(panel)
+      .setTranslation([i * 2.5, 0, 0])
+      .setExtras({ fireRating })
+    root.addChild(node)
+  })
+  return write(document)
+}
