@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { crc32, deflateSync } from 'node:zlib'
-import { problemOf } from '../support/api.ts'
+import { linkGuest, problemOf } from '../support/api.ts'
 import { type Team, team } from '../support/file-rows.ts'
 import { dialects, startApp, type TestApp } from '../support/harness.ts'
 
@@ -176,20 +176,7 @@ for (const dialect of dialects()) {
       const hidden = await create({ readPermissions: [m.editor.account.email] })
       for (const id of [seen, hidden])
         assert.equal((await put(m.owner.headers, id, png(6, 4))).statusCode, 200)
-      const link = await t.app.inject({
-        method: 'POST',
-        url: `/file/${m.fileId}/link`,
-        headers: m.owner.headers,
-        payload: {},
-      })
-      assert.equal(link.statusCode, 200, link.body)
-      const opened = await t.app.inject({
-        method: 'POST',
-        url: '/links/open',
-        payload: { token: link.json().token },
-      })
-      assert.equal(opened.statusCode, 200, opened.body)
-      const guest = { 'x-link-session': opened.json().linkSession }
+      const guest = await linkGuest(t.app, m.owner.headers, m.fileId)
       const res = await get(guest, seen)
       assert.equal(res.statusCode, 200, res.body)
       assert.deepEqual(res.rawPayload, png(6, 4))

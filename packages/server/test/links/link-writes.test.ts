@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { signedIn } from '../support/api.ts'
+import { linkGuest, signedIn } from '../support/api.ts'
 import { uploadFile } from '../support/files.ts'
 import { dialects, startApp, type TestApp } from '../support/harness.ts'
 import { stlCube } from '../support/models.ts'
@@ -116,20 +116,7 @@ for (const dialect of dialects()) {
         assert.equal(note.statusCode, 200, note.body)
         annotationOf.set(file, note.json().annotation._id)
       }
-      const created = await t.app.inject({
-        method: 'POST',
-        url: `/file/${linked}/link`,
-        headers: owner.headers,
-        payload: {},
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const opened = await t.app.inject({
-        method: 'POST',
-        url: '/links/open',
-        payload: { token: created.json().token },
-      })
-      assert.equal(opened.statusCode, 200, opened.body)
-      guest = { 'x-link-session': opened.json().linkSession }
+      guest = await linkGuest(t.app, owner.headers, linked)
     })
     after(() => t.close())
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { publishSceneProperties, stageSceneProperties } from '../../src/modules/scene/index.ts'
-import { signedIn } from '../support/api.ts'
+import { linkGuest, signedIn } from '../support/api.ts'
 import { groupGlb } from '../support/extras-glb.ts'
 import { insertFileRow, shareFileRow } from '../support/file-rows.ts'
 import { uploadFile } from '../support/files.ts'
@@ -122,19 +122,7 @@ for (const dialect of dialects()) {
         [[ids['c.glb'], 'owner', 1]],
       )
 
-      const link = await t.app.inject({
-        method: 'POST',
-        url: `/file/${ids['b.glb']}/link`,
-        headers: owner.headers,
-        payload: {},
-      })
-      assert.equal(link.statusCode, 200, link.body)
-      const opened = await t.app.inject({
-        method: 'POST',
-        url: '/links/open',
-        payload: { token: link.json().token },
-      })
-      const guest = { 'x-link-session': opened.json().linkSession as string }
+      const guest = await linkGuest(t.app, owner.headers, ids['b.glb'] ?? '')
       const everyPanel = await search([{ group: 'extras', name: 'fireRating', op: 'exists' }], guest)
       assert.deepEqual(
         everyPanel.files.map((f) => [f.file, f.role, f.matches]),

@@ -50,3 +50,25 @@ export function problemOf(res: LightMyRequestResponse) {
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/)
   return res.json() as { success: false; status: number; code: string; detail: string; title: string }
 }
+
+/** A guest of `fileId`: the owner makes the file's link and a visitor opens it (the guest's headers). */
+export async function linkGuest(
+  app: FastifyInstance,
+  ownerHeaders: Record<string, string>,
+  fileId: string,
+): Promise<{ 'x-link-session': string }> {
+  const link = await app.inject({
+    method: 'POST',
+    url: `/file/${fileId}/link`,
+    headers: ownerHeaders,
+    payload: {},
+  })
+  assert.equal(link.statusCode, 200, link.body)
+  const opened = await app.inject({
+    method: 'POST',
+    url: '/links/open',
+    payload: { token: link.json().token },
+  })
+  assert.equal(opened.statusCode, 200, opened.body)
+  return { 'x-link-session': opened.json().linkSession as string }
+}
