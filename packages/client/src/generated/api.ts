@@ -772,7 +772,7 @@ export interface paths {
         put?: never;
         /**
          * Find the files whose nodes match, across every file you may read
-         * @description The files you own and those shared with you (a link session: its one file) whose nodes match every condition (the conditions of `POST /scene/search`), each with how many nodes match, in file ID order. A page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES (500) files and ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS (1,000 ms) of work, so it may hold fewer files than `limit`, even none, with a `nextCursor`: the search is done when `nextCursor` is null.
+         * @description The files you own and those shared with you (a link session: its one file) whose nodes match every condition (the conditions of `POST /scene/search`), each with how many nodes match, in file ID order. A page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES (500) files and ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS (1,000 ms) of work, so it may hold fewer files than `limit`, even none, with a `nextCursor`: the search is done when `nextCursor` is null. At most TESSERA_SEARCH_FILES_RATE (120) calls per account per minute: 429 TOO_MANY_REQUESTS with Retry-After.
          */
         post: operations["searchFiles"];
         delete?: never;
@@ -7682,6 +7682,23 @@ export interface operations {
                 headers: {
                     /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
                     "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests: a problem document with `code` `TOO_MANY_REQUESTS`, `STREAM_LIMIT_REACHED`, `LIVE_FILE_FULL`, `LIVE_CONNECTIONS_LIMIT`, `STREAMS_BUSY` */
+            429: {
+                headers: {
+                    /** @description The request ID: the caller’s `x-request-id` if it sent a valid one, else a new one. Logged with the request. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The remaining quota and when it resets (IETF RateLimit fields) */
+                    RateLimit?: string;
+                    /** @description The quota and its window (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {

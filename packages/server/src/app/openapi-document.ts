@@ -74,6 +74,7 @@ const OWN_STATUSES: Record<string, number[]> = {
   getLink: [404],
   openLink: [401, 403, 404, 410, 429],
   renewLinkSession: [429],
+  searchFiles: [429],
 }
 
 /** Statuses every operation of a shape answers: bad input, credentials, CSRF, body limits, ids. */

@@ -192,6 +192,31 @@ for (const dialect of dialects()) {
     })
   })
 
+  describe(`the rate of searches across files on ${dialect.name}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await startApp(dialect, { licenses: 10, searchFilesRate: 2 })
+    })
+    after(async () => t.close())
+
+    test('TESSERA_SEARCH_FILES_RATE calls per account a minute, then 429 with Retry-After; others unaffected', async () => {
+      const [one, two] = [await signedIn(t.app, 'busy'), await signedIn(t.app, 'calm')]
+      const ask = (headers: Record<string, string>) =>
+        t.app.inject({ method: 'POST', url: '/scene/search/files', headers, payload: { where: RATED_60 } })
+      const first = await ask(one.headers)
+      assert.equal(first.statusCode, 200, first.body)
+      assert.equal(first.headers['ratelimit-policy'], '"search-files";q=2;w=60')
+      assert.match(String(first.headers.ratelimit), /^"search-files";r=1;t=\d+$/)
+      assert.equal((await ask(one.headers)).statusCode, 200)
+      const refused = await ask(one.headers)
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.equal(refused.json().code, 'TOO_MANY_REQUESTS')
+      assert.match(refused.json().detail, /TESSERA_SEARCH_FILES_RATE/)
+      assert.ok(Number(refused.headers['retry-after']) > 0)
+      assert.equal((await ask(two.headers)).statusCode, 200)
+    })
+  })
+
   describe(`the time bound of a page across files on ${dialect.name}`, () => {
     /** Files per statement (FILES_PER_STATEMENT), and enough files for a few pages of two chunks. */
     const chunk = dialect.name === 'sqlite' ? 1 : 25

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../platform/context.ts'
+import { AccountRateLimit } from '../webhooks/index.ts'
 import { searchFiles } from './file-search.ts'
 import { readProperties } from './properties.ts'
 import {
@@ -137,10 +138,19 @@ async function propertyRoutes(fastify: FastifyInstance, ctx: AppContext): Promis
     },
   )
 
+  // Each page is up to TESSERA_SEARCH_PAGE_MAX_MS of database work: a budget per account bounds
+  // what one account can ask of the database in a minute.
+  const searchFilesLimit = new AccountRateLimit(
+    ctx.config.searchFilesRate,
+    'searches across files',
+    'TESSERA_SEARCH_FILES_RATE',
+    'search-files',
+  )
   app.post(
     '/scene/search/files',
     {
       config: { link: 'read' },
+      preHandler: searchFilesLimit.hook(),
       schema: {
         tags,
         operationId: 'searchFiles',
@@ -151,7 +161,8 @@ async function propertyRoutes(fastify: FastifyInstance, ctx: AppContext): Promis
           'match, in file ID order. A page looks into at most TESSERA_SEARCH_PAGE_MAX_FILES (500) ' +
           'files and ends at the first file past TESSERA_SEARCH_PAGE_MAX_MS (1,000 ms) of work, so ' +
           'it may hold fewer files than `limit`, even none, with a `nextCursor`: the search is done ' +
-          'when `nextCursor` is null.',
+          'when `nextCursor` is null. At most TESSERA_SEARCH_FILES_RATE (120) calls per account per ' +
+          'minute: 429 TOO_MANY_REQUESTS with Retry-After.',
         body: FileSearchBody,
         response: { 200: FileSearchAnswer },
       },

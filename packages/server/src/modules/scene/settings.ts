@@ -29,6 +29,8 @@ declare module '../../platform/config.ts' {
     searchPageMaxFiles: number
     /** A page of a search across files ends at the first file past this many milliseconds of work. */
     searchPageMaxMs: number
+    /** Searches across files one account may make per minute, per process. */
+    searchFilesRate: number
   }
 }
 
@@ -116,5 +118,12 @@ export const sceneSettings = [
     default: '1000',
     help: 'a page of POST /scene/search/files ends at the first file past this many milliseconds',
     parse: integer(1, 60_000),
+  },
+  {
+    name: 'TESSERA_SEARCH_FILES_RATE',
+    key: 'searchFilesRate',
+    default: '120',
+    help: 'POST /scene/search/files calls per account per minute, per process, before 429',
+    parse: integer(1, 1_000_000),
   },
 ] satisfies Setting[]
