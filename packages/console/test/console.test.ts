@@ -338,6 +338,8 @@ describe('console in Chromium', { timeout: 240_000 }, () => {
     await row(p, 'car.glb').click()
     await p.getByRole('link', { name: 'Open viewer' }).click()
     await p.locator('.viewport[data-phase="ready"]').waitFor({ timeout: 60_000 })
+    // The parts tree loads after the model: a loaded machine once caught "Loading parts…".
+    await p.getByPlaceholder('Search parts').waitFor()
     await shot(p, 'phone-viewer')
     assert.deepEqual(phoneErrors, [])
     await phone.close()
